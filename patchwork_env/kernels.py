@@ -1,0 +1,498 @@
+"""Compiled rules: the per-game operations the batch engine runs over its state array.
+
+Every function here works on one record of :data:`STATE_DTYPE` (one game) or loops over a
+whole state array. The ``*_kernel`` functions are compiled twice by :mod:`.engine`, once
+serial and once multi-threaded; everything else is a helper inlined into them.
+
+The rule arguments ``income_before, leather_spaces, bonus_squares, track_end,
+bonus_points`` come from :class:`patchwork_env.tables.RuleTables`; the patch tables are
+module constants and compiled in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, N_CELLS, SLOT_STRIDE
+from .patches import LEATHER_ID, N_PATCHES
+from .tables import (
+    CELL_MASKS,
+    FULL_QUILT,
+    LIST_CODE,
+    LIST_MASK,
+    LIST_START,
+    PATCH_COST,
+    PATCH_INCOME,
+    PATCH_TIME,
+    PLACEMENT_HI,
+    PLACEMENT_LEGAL,
+    PLACEMENT_LO,
+    PLACEMENT_MASKS,
+)
+
+STATE_DTYPE = np.dtype(
+    [
+        ("quilt", np.uint64, (2, 2)),  # [player, word] bitboards
+        ("cell_patches", np.int8, (2, N_CELLS)),  # patch id on each cell, -1 empty, 33 leather
+        ("buttons", np.int16, (2,)),
+        ("position", np.int8, (2,)),
+        ("income", np.int8, (2,)),
+        ("circle", np.int8, (N_PATCHES,)),  # ids clockwise from the neutral token, -1 padded
+        ("circle_len", np.int8),
+        ("to_move", np.int8),  # -1 once the game is over
+        ("pending_leather", np.int8),  # leather patches the player to move must place
+        ("bonus_owner", np.int8),
+        ("first_to_finish", np.int8),
+    ],
+    align=True,
+)
+"""One game's complete state; a batch is a 1-D array of these records."""
+
+# Why a step was refused (0 = legal); engine.py turns these into messages.
+OK = 0
+ERR_GAME_OVER = 1
+ERR_OUT_OF_RANGE = 2
+ERR_LEATHER_PENDING = 3
+ERR_NO_LEATHER = 4
+ERR_NO_SLOT = 5
+ERR_BAD_PLACEMENT = 6
+ERR_TOO_EXPENSIVE = 7
+ERR_OVERLAP = 8
+ERR_CELL_TAKEN = 9
+
+_U1 = np.uint64(1)
+_U64 = np.uint64(64)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_RAND_TRIES = 24
+
+# ---------------------------------------------------------------------------------------
+# bit tricks and a tiny counter-based random generator (splitmix64)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _next_random(rng):
+    """Advance a splitmix64 state; returns ``(new_state, 64 random bits)``."""
+    rng = rng + _GOLDEN
+    z = rng
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return rng, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _random_below(rng, n):
+    """``(new_state, k)`` with ``k`` uniform in ``0..n-1`` (bias below 2**-40)."""
+    rng, bits = _next_random(rng)
+    return rng, np.int64(((bits >> np.uint64(11)) * np.uint64(n)) >> np.uint64(53))
+
+
+@njit(cache=True, inline="always")
+def row_seed(seed, row):
+    """The generator state of one row for a call seeded with ``seed``."""
+    _, bits = _next_random(np.uint64(seed) ^ (np.uint64(row) * _MIX2))
+    return bits
+
+
+# ---------------------------------------------------------------------------------------
+# reading a game
+
+
+@njit(cache=True, inline="always")
+def empty_cells(s, p):
+    return N_CELLS - _popcount(s.quilt[p, 0]) - _popcount(s.quilt[p, 1])
+
+
+@njit(cache=True, inline="always")
+def _fits(s, p, lo, hi):
+    return (s.quilt[p, 0] & lo) == 0 and (s.quilt[p, 1] & hi) == 0
+
+
+@njit(cache=True, inline="always")
+def _is_full(s, p):
+    return s.quilt[p, 0] == FULL_QUILT[0] and s.quilt[p, 1] == FULL_QUILT[1]
+
+
+@njit(cache=True, inline="always")
+def _cell_empty(s, p, cell):
+    return (s.quilt[p, 0] & CELL_MASKS[cell, 0]) == 0 and (s.quilt[p, 1] & CELL_MASKS[cell, 1]) == 0
+
+
+@njit(cache=True, inline="always")
+def _n_slots(s):
+    return min(3, np.int64(s.circle_len))
+
+
+@njit(cache=True)
+def score(s, p, bonus_points):
+    """Buttons minus two per empty cell plus the bonus tile."""
+    bonus = bonus_points if s.bonus_owner == p else 0
+    return np.int64(s.buttons[p]) - 2 * empty_cells(s, p) + bonus
+
+
+@njit(cache=True)
+def winner(s, bonus_points):
+    """The winning player of a finished game: higher score, then who finished first."""
+    a = score(s, 0, bonus_points)
+    b = score(s, 1, bonus_points)
+    if a > b:
+        return 0
+    if b > a:
+        return 1
+    return np.int64(s.first_to_finish)
+
+
+# ---------------------------------------------------------------------------------------
+# legality
+
+
+@njit(cache=True)
+def check_action(s, a):
+    """Why action ``a`` is illegal in game ``s``, or ``OK``."""
+    if s.to_move < 0:
+        return ERR_GAME_OVER
+    if a < 0 or a >= N_ACTIONS:
+        return ERR_OUT_OF_RANGE
+    p = s.to_move
+    if a >= LEATHER_BASE:
+        if s.pending_leather == 0:
+            return ERR_NO_LEATHER
+        if not _cell_empty(s, p, a - LEATHER_BASE):
+            return ERR_CELL_TAKEN
+        return OK
+    if s.pending_leather > 0:
+        return ERR_LEATHER_PENDING
+    if a == ADVANCE:
+        return OK
+    slot = a // SLOT_STRIDE
+    code = a % SLOT_STRIDE
+    if slot >= _n_slots(s):
+        return ERR_NO_SLOT
+    patch = s.circle[slot]
+    if not PLACEMENT_LEGAL[patch, code]:
+        return ERR_BAD_PLACEMENT
+    if PATCH_COST[patch] > s.buttons[p]:
+        return ERR_TOO_EXPENSIVE
+    if not _fits(s, p, PLACEMENT_MASKS[patch, code, 0], PLACEMENT_MASKS[patch, code, 1]):
+        return ERR_OVERLAP
+    return OK
+
+
+@njit(cache=True)
+def enumerate_legal(s, out):
+    """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
+    n = 0
+    if s.to_move < 0:
+        return 0
+    p = s.to_move
+    if s.pending_leather > 0:
+        for cell in range(N_CELLS):
+            if _cell_empty(s, p, cell):
+                out[n] = LEATHER_BASE + cell
+                n += 1
+        return n
+    q0 = s.quilt[p, 0]
+    q1 = s.quilt[p, 1]
+    for slot in range(_n_slots(s)):
+        patch = s.circle[slot]
+        if PATCH_COST[patch] > s.buttons[p]:
+            continue
+        base = slot * SLOT_STRIDE
+        for j in range(LIST_START[patch], LIST_START[patch + 1]):
+            if (q0 & LIST_MASK[j, 0]) == 0 and (q1 & LIST_MASK[j, 1]) == 0:
+                out[n] = base + LIST_CODE[j]
+                n += 1
+    out[n] = ADVANCE
+    return n + 1
+
+
+@njit(cache=True, inline="always")
+def _affordable_placements(s, p, slot):
+    """How many placements the patch in ``slot`` has, or 0 if absent or too expensive."""
+    if slot >= _n_slots(s):
+        return 0
+    patch = s.circle[slot]
+    if PATCH_COST[patch] > s.buttons[p]:
+        return 0
+    return np.int64(LIST_START[patch + 1] - LIST_START[patch])
+
+
+@njit(cache=True)
+def random_legal_action(s, rng):
+    """``(new_rng, action)``: an action drawn uniformly from the legal ones, -1 if over.
+
+    Rejection sampling over the placements of the affordable patches plus advance (exact,
+    and cheap while quilts are open); after a few misses it enumerates the legal set.
+    """
+    if s.to_move < 0:
+        return rng, -1
+    p = s.to_move
+    if s.pending_leather > 0:
+        rng, k = _random_below(rng, empty_cells(s, p))
+        for cell in range(N_CELLS):
+            if _cell_empty(s, p, cell):
+                if k == 0:
+                    return rng, LEATHER_BASE + cell
+                k -= 1
+    c0 = _affordable_placements(s, p, 0)
+    c1 = _affordable_placements(s, p, 1)
+    c2 = _affordable_placements(s, p, 2)
+    total = c0 + c1 + c2 + 1  # + advance
+    for _ in range(_RAND_TRIES):
+        rng, k = _random_below(rng, total)
+        if k == total - 1:
+            return rng, ADVANCE
+        if k < c0:
+            slot = 0
+        elif k < c0 + c1:
+            slot, k = 1, k - c0
+        else:
+            slot, k = 2, k - c0 - c1
+        j = LIST_START[s.circle[slot]] + k
+        if _fits(s, p, LIST_MASK[j, 0], LIST_MASK[j, 1]):
+            return rng, slot * SLOT_STRIDE + LIST_CODE[j]
+    buf = np.empty(N_ACTIONS, np.int16)
+    n = enumerate_legal(s, buf)
+    rng, k = _random_below(rng, n)
+    return rng, np.int64(buf[k])
+
+
+# ---------------------------------------------------------------------------------------
+# moves
+
+
+@njit(cache=True, inline="always")
+def _place(s, p, lo, hi, patch_id, bonus_squares):
+    s.quilt[p, 0] |= lo
+    s.quilt[p, 1] |= hi
+    for w in range(2):
+        bits = hi if w else lo
+        while bits:
+            low = bits & (~bits + _U1)
+            cell = w * 64 + _popcount(low - _U1)
+            s.cell_patches[p, cell] = patch_id
+            bits ^= low
+    if s.bonus_owner < 0:
+        for k in range(bonus_squares.shape[0]):
+            m0 = bonus_squares[k, 0]
+            m1 = bonus_squares[k, 1]
+            if (s.quilt[p, 0] & m0) == m0 and (s.quilt[p, 1] & m1) == m1:
+                s.bonus_owner = p
+                break
+
+
+@njit(cache=True, inline="always")
+def _settle_turn(s, p, track_end):
+    """Whose turn it is once player ``p`` has finished moving."""
+    if s.pending_leather > 0:
+        s.to_move = p
+        return
+    o = 1 - p
+    if s.position[p] >= track_end and s.position[o] >= track_end:
+        s.to_move = -1
+    elif s.position[p] > s.position[o]:
+        s.to_move = o
+    else:  # behind, or on the same space having arrived last
+        s.to_move = p
+
+
+@njit(cache=True, inline="always")
+def _move_token(s, p, target, income_before, leather_spaces, track_end):
+    o = 1 - p
+    old = np.int64(s.position[p])
+    s.position[p] = target
+    s.buttons[p] += (income_before[target] - income_before[old]) * s.income[p]
+    for x in leather_spaces:
+        if old < x <= target and x > s.position[o] and not _is_full(s, p):
+            s.pending_leather += 1
+    if target >= track_end and s.first_to_finish < 0:
+        s.first_to_finish = p
+    _settle_turn(s, p, track_end)
+
+
+@njit(cache=True)
+def apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end):
+    """Play the legal action ``a`` in game ``s`` (no checks)."""
+    p = s.to_move
+    if a >= LEATHER_BASE:
+        cell = a - LEATHER_BASE
+        _place(s, p, CELL_MASKS[cell, 0], CELL_MASKS[cell, 1], LEATHER_ID, bonus_squares)
+        s.pending_leather -= 1
+        if s.pending_leather > 0 and _is_full(s, p):
+            s.pending_leather = 0  # a patch won on a full quilt is discarded
+        _settle_turn(s, p, track_end)
+    elif a == ADVANCE:
+        target = min(np.int64(s.position[1 - p]) + 1, track_end)
+        s.buttons[p] += target - s.position[p]
+        _move_token(s, p, target, income_before, leather_spaces, track_end)
+    else:
+        slot = a // SLOT_STRIDE
+        code = a % SLOT_STRIDE
+        patch = s.circle[slot]
+        s.buttons[p] -= PATCH_COST[patch]
+        s.income[p] += PATCH_INCOME[patch]
+        lo = PLACEMENT_MASKS[patch, code, 0]
+        hi = PLACEMENT_MASKS[patch, code, 1]
+        _place(s, p, lo, hi, patch, bonus_squares)
+        # The neutral token moves onto the bought patch: the circle now starts after it.
+        n = np.int64(s.circle_len)
+        first = s.circle[0]
+        second = s.circle[1]
+        rest = n - slot - 1
+        for k in range(rest):
+            s.circle[k] = s.circle[k + slot + 1]
+        if slot >= 1:
+            s.circle[rest] = first
+        if slot == 2:
+            s.circle[rest + 1] = second
+        s.circle[n - 1] = -1
+        s.circle_len = n - 1
+        target = min(np.int64(s.position[p]) + PATCH_TIME[patch], track_end)
+        _move_token(s, p, target, income_before, leather_spaces, track_end)
+
+
+# ---------------------------------------------------------------------------------------
+# batch kernels (compiled serial and parallel by engine.py)
+
+
+@njit(cache=True)
+def write_legal_mask(s, row):
+    """Write the legal mask of game ``s`` into ``row`` (a branch-free scan per slot)."""
+    row[:] = False
+    if s.to_move < 0:
+        return
+    p = s.to_move
+    if s.pending_leather > 0:
+        for cell in range(N_CELLS):
+            row[LEATHER_BASE + cell] = _cell_empty(s, p, cell)
+        return
+    q0 = s.quilt[p, 0]
+    q1 = s.quilt[p, 1]
+    for slot in range(_n_slots(s)):
+        patch = s.circle[slot]
+        if PATCH_COST[patch] <= s.buttons[p]:
+            base = slot * SLOT_STRIDE
+            for code in range(SLOT_STRIDE):
+                free = ((q0 & PLACEMENT_LO[patch, code]) | (q1 & PLACEMENT_HI[patch, code])) == 0
+                row[base + code] = PLACEMENT_LEGAL[patch, code] & free
+    row[ADVANCE] = True
+
+
+def legal_mask_kernel(state, out):
+    for i in prange(state.shape[0]):
+        write_legal_mask(state[i], out[i])
+
+
+def check_kernel(state, actions, errors):
+    """Fill ``errors`` with each row's :func:`check_action` code (``-1`` passes)."""
+    bad = -1
+    for i in range(state.shape[0]):
+        a = actions[i]
+        errors[i] = OK if a == -1 else check_action(state[i], a)
+        if errors[i] != OK and bad < 0:
+            bad = i
+    return bad
+
+
+def step_kernel(state, actions, income_before, leather_spaces, bonus_squares, track_end):
+    for i in prange(state.shape[0]):
+        if actions[i] >= 0:
+            apply_action(state[i], actions[i], income_before, leather_spaces, bonus_squares,
+                         track_end)
+
+
+def random_actions_kernel(state, seed, out):
+    for i in prange(state.shape[0]):
+        _, out[i] = random_legal_action(state[i], row_seed(seed, i))
+
+
+def playout_kernel(state, seed, income_before, leather_spaces, bonus_squares, track_end):
+    """Play every unfinished game to its end with uniformly random legal moves."""
+    for i in prange(state.shape[0]):
+        s = state[i]
+        rng = row_seed(seed, i)
+        while s.to_move >= 0:
+            rng, a = random_legal_action(s, rng)
+            apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
+
+
+_CHUNK = 64
+
+
+def sample_mask_kernel(mask, seed, out):
+    """One action per row drawn uniformly from the set entries of a legal mask, -1 if none."""
+    n_chunks = (mask.shape[1] + _CHUNK - 1) // _CHUNK
+    for i in prange(mask.shape[0]):
+        row = mask[i]
+        counts = np.zeros(n_chunks, np.int64)
+        for c in range(n_chunks):
+            counts[c] = np.sum(row[c * _CHUNK : (c + 1) * _CHUNK])
+        total = np.sum(counts)
+        out[i] = -1
+        if total == 0:
+            continue
+        _, k = _random_below(row_seed(seed, i), total)
+        c = 0
+        while k >= counts[c]:
+            k -= counts[c]
+            c += 1
+        for a in range(c * _CHUNK, min((c + 1) * _CHUNK, row.shape[0])):
+            if row[a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+def scores_kernel(state, bonus_points, out):
+    for i in prange(state.shape[0]):
+        out[i, 0] = score(state[i], 0, bonus_points)
+        out[i, 1] = score(state[i], 1, bonus_points)
+
+
+def winners_kernel(state, bonus_points, out):
+    for i in prange(state.shape[0]):
+        out[i] = winner(state[i], bonus_points) if state[i].to_move < 0 else -1
+
+
+BATCH_KERNELS = {
+    "legal_mask": legal_mask_kernel,
+    "step": step_kernel,
+    "random_actions": random_actions_kernel,
+    "playout": playout_kernel,
+    "sample_mask": sample_mask_kernel,
+    "scores": scores_kernel,
+    "winners": winners_kernel,
+}
+"""Kernels compiled in both a serial and a multi-threaded version."""
+
+check_kernel = njit(cache=True)(check_kernel)
+
+
+@njit(cache=True)
+def legal_actions_one(state, row, out):
+    """:func:`enumerate_legal` for one game of a state array."""
+    return enumerate_legal(state[row], out)
+
+
+@njit(cache=True)
+def checked_step_one(state, row, a, income_before, leather_spaces, bonus_squares, track_end):
+    """Validate and play one action in one game; returns the error code (``OK`` if played)."""
+    error = check_action(state[row], a)
+    if error == OK:
+        apply_action(state[row], a, income_before, leather_spaces, bonus_squares, track_end)
+    return error

@@ -1,0 +1,168 @@
+"""Properties that hold over thousands of random games played by the batch engine."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from patchwork_env import ADVANCE, LEATHER_BASE, Game, GameBatch
+from patchwork_env.actions import SLOT_STRIDE
+from patchwork_env.patches import PATCHES
+from patchwork_env.rules import PRESETS
+from patchwork_env.tables import words_to_cells
+
+N_GAMES = 2000
+END = 53
+MAX_PLIES = 2 * END + len(PRESETS["default"].leather_positions)
+"""Every move but a leather placement moves a token at least one space."""
+
+
+def income_crossed(old: int, new: int) -> int:
+    return sum(old < x <= new for x in PRESETS["default"].income_positions)
+
+
+def covered(words: np.ndarray) -> set[int]:
+    return set(words_to_cells(int(words[0]), int(words[1])))
+
+
+def check_move(before: np.void, action: int, after: np.void) -> None:
+    """Everything a single move may and may not change."""
+    p = int(before["to_move"])
+    o = 1 - p
+    old_cells = [covered(before["quilt"][q]) for q in range(2)]
+    new_cells = [covered(after["quilt"][q]) for q in range(2)]
+    assert new_cells[o] == old_cells[o], "the opponent's quilt changed"
+    assert old_cells[p] <= new_cells[p], "a quilt lost cells"
+    gained = new_cells[p] - old_cells[p]
+    patch_ids = after["cell_patches"][p]
+    assert set(np.flatnonzero(patch_ids >= 0).tolist()) == new_cells[p]
+    assert after["buttons"][o] == before["buttons"][o]
+    assert after["position"][o] == before["position"][o]
+    assert after["buttons"][p] >= 0
+    assert 0 <= after["position"][p] <= END
+
+    old_pos, new_pos = int(before["position"][p]), int(after["position"][p])
+    circle = before["circle"][: before["circle_len"]].tolist()
+    new_circle = after["circle"][: after["circle_len"]].tolist()
+    if action >= LEATHER_BASE:
+        assert gained == {action - LEATHER_BASE}
+        assert new_pos == old_pos and new_circle == circle
+        assert after["buttons"][p] == before["buttons"][p]
+        return
+    if action == ADVANCE:
+        assert not gained and new_circle == circle
+        assert new_pos == min(int(before["position"][o]) + 1, END)
+        earned = new_pos - old_pos + income_crossed(old_pos, new_pos) * int(before["income"][p])
+        assert after["buttons"][p] == before["buttons"][p] + earned
+        return
+    slot = action // SLOT_STRIDE
+    patch = PATCHES[circle[slot]]
+    assert len(gained) == patch.size, "a placement overlapped the quilt"
+    assert set(patch_ids[list(gained)].tolist()) == {patch.id}
+    assert new_circle == circle[slot + 1 :] + circle[:slot], "the circle lost the wrong patch"
+    assert new_pos == min(old_pos + patch.time, END)
+    income = int(before["income"][p]) + patch.income
+    assert after["income"][p] == income
+    earned = income_crossed(old_pos, new_pos) * income - patch.cost
+    assert after["buttons"][p] == before["buttons"][p] + earned
+
+
+def test_random_games_keep_every_invariant() -> None:
+    batch = GameBatch.new(N_GAMES, seed=2024)
+    rng = np.random.default_rng(7)
+    plies = 0
+    while not batch.done.all():
+        before = batch.state.copy()
+        actions = batch.random_actions(rng)
+        assert ((actions == -1) == batch.done).all()
+        batch.step(actions)
+        plies += 1
+        assert plies <= MAX_PLIES, "a game outlasted the theoretical bound"
+        for row in np.flatnonzero(actions >= 0):
+            check_move(before[row], int(actions[row]), batch.state[row])
+    assert (batch.position == END).all()
+    winners = batch.winners()
+    assert set(winners.tolist()) <= {0, 1}
+    scores = batch.scores()
+    ties = scores[:, 0] == scores[:, 1]
+    expected = np.where(ties, batch.state["first_to_finish"], scores[:, 1] > scores[:, 0])
+    assert (winners == expected).all()
+
+
+def test_random_actions_are_always_legal_and_cover_the_legal_set() -> None:
+    batch = GameBatch.new(64, seed=5)
+    rng = np.random.default_rng(1)
+    seen_kinds = set()
+    while not batch.done.all():
+        mask = batch.legal_mask()
+        actions = batch.random_actions(rng)
+        live = actions >= 0
+        assert mask[np.flatnonzero(live), actions[live]].all()
+        assert (mask.sum(axis=1)[~live] == 0).all()
+        seen_kinds |= {int(a >= LEATHER_BASE) + 2 * int(a == ADVANCE) for a in actions[live]}
+        batch.step(actions)
+    assert seen_kinds == {0, 1, 2}  # buys, leather placements and advances all happen
+
+
+def test_random_actions_are_uniform_over_the_legal_set() -> None:
+    game = Game.new(seed=11)
+    batch = GameBatch(np.repeat(game.batch.state, 20000), game.rules)
+    actions = batch.random_actions(np.random.default_rng(3))
+    legal = game.legal_actions()
+    counts = np.array([(actions == a).sum() for a in legal])
+    assert counts.sum() == len(actions)
+    expected = len(actions) / len(legal)
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < len(legal) + 5 * np.sqrt(2 * len(legal)), f"chi2={chi2:.0f} for {len(legal)}"
+
+
+def test_a_batch_plays_the_same_games_as_single_games() -> None:
+    seeds = list(range(100, 160))
+    batch = GameBatch.from_seeds(seeds)
+    games = [Game.new(seed=s) for s in seeds]
+    rng = np.random.default_rng(9)
+    while not batch.done.all():
+        actions = batch.random_actions(rng)
+        batch.step(actions)
+        for game, action in zip(games, actions, strict=True):
+            if action >= 0:
+                game.step(int(action))
+    for row, game in enumerate(games):
+        assert batch.game(row) == game
+        assert game.scores() == tuple(batch.scores()[row])
+        assert game.winner == batch.winners()[row]
+
+
+def test_playout_finishes_every_game_and_matches_its_own_seed() -> None:
+    a = GameBatch.new(300, seed=1)
+    b = a.copy()
+    a.playout(42)
+    b.playout(42)
+    assert a.done.all() and (a.state == b.state).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 120))
+def test_state_dict_round_trips(seed: int, plies: int) -> None:
+    game = Game.new(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    loaded = Game.from_dict(game.state_dict())
+    assert loaded == game
+    assert loaded.legal_actions().tolist() == game.legal_actions().tolist()
+    assert loaded.scores() == game.scores()
+
+
+def test_the_legal_mask_holds_exactly_the_legal_actions() -> None:
+    batch = GameBatch.new(40, seed=8)
+    rng = np.random.default_rng(2)
+    while not batch.done.all():
+        mask = batch.legal_mask()
+        for row in range(len(batch)):
+            listed = batch.game(row).legal_actions()
+            assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
+        batch.step(batch.random_actions(rng))
