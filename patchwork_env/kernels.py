@@ -19,15 +19,15 @@ from .patches import LEATHER_ID, N_PATCHES
 from .tables import (
     CELL_MASKS,
     FULL_QUILT,
-    LIST_CODE,
-    LIST_MASK,
-    LIST_START,
+    ORIENT_ANCHORS,
+    ORIENT_ID,
+    ORIENT_OFFSETS,
+    ORIENT_SIZE,
+    ORIENT_START,
     PATCH_COST,
     PATCH_INCOME,
     PATCH_TIME,
-    PLACEMENT_HI,
     PLACEMENT_LEGAL,
-    PLACEMENT_LO,
     PLACEMENT_MASKS,
 )
 
@@ -70,7 +70,6 @@ _H01 = np.uint64(0x0101010101010101)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-_RAND_TRIES = 24
 
 # ---------------------------------------------------------------------------------------
 # bit tricks and a tiny counter-based random generator (splitmix64)
@@ -192,6 +191,42 @@ def check_action(s, a):
     return OK
 
 
+@njit(cache=True, inline="always")
+def _shift_down(lo, hi, d):
+    """The 81-cell bitboard shifted so that bit ``a`` holds former bit ``a + d``."""
+    if d == 0:
+        return lo, hi
+    if d < 64:
+        return (lo >> np.uint64(d)) | (hi << np.uint64(64 - d)), hi >> np.uint64(d)
+    return hi >> np.uint64(d - 64), np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _free_anchors(e, empty_lo, empty_hi):
+    """Bitboard of the anchors where canonical orientation entry ``e`` fits."""
+    lo = ORIENT_ANCHORS[e, 0]
+    hi = ORIENT_ANCHORS[e, 1]
+    for k in range(ORIENT_SIZE[e]):
+        a, b = _shift_down(empty_lo, empty_hi, ORIENT_OFFSETS[e, k])
+        lo &= a
+        hi &= b
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _empty_words(s, p):
+    return ~s.quilt[p, 0], ~s.quilt[p, 1] & FULL_QUILT[1]
+
+
+@njit(cache=True, inline="always")
+def _buyable_patch(s, p, slot):
+    """The patch id in ``slot`` if the player can afford it, else -1."""
+    if slot >= _n_slots(s):
+        return -1
+    patch = np.int64(s.circle[slot])
+    return patch if PATCH_COST[patch] <= s.buttons[p] else -1
+
+
 @njit(cache=True)
 def enumerate_legal(s, out):
     """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
@@ -205,70 +240,74 @@ def enumerate_legal(s, out):
                 out[n] = LEATHER_BASE + cell
                 n += 1
         return n
-    q0 = s.quilt[p, 0]
-    q1 = s.quilt[p, 1]
-    for slot in range(_n_slots(s)):
-        patch = s.circle[slot]
-        if PATCH_COST[patch] > s.buttons[p]:
+    empty_lo, empty_hi = _empty_words(s, p)
+    for slot in range(3):
+        patch = _buyable_patch(s, p, slot)
+        if patch < 0:
             continue
-        base = slot * SLOT_STRIDE
-        for j in range(LIST_START[patch], LIST_START[patch + 1]):
-            if (q0 & LIST_MASK[j, 0]) == 0 and (q1 & LIST_MASK[j, 1]) == 0:
-                out[n] = base + LIST_CODE[j]
-                n += 1
+        for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
+            base = slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS
+            lo, hi = _free_anchors(e, empty_lo, empty_hi)
+            for w in range(2):
+                bits = hi if w else lo
+                while bits:
+                    low = bits & (~bits + _U1)
+                    out[n] = base + w * 64 + _popcount(low - _U1)
+                    n += 1
+                    bits ^= low
     out[n] = ADVANCE
     return n + 1
 
 
 @njit(cache=True, inline="always")
-def _affordable_placements(s, p, slot):
-    """How many placements the patch in ``slot`` has, or 0 if absent or too expensive."""
-    if slot >= _n_slots(s):
-        return 0
-    patch = s.circle[slot]
-    if PATCH_COST[patch] > s.buttons[p]:
-        return 0
-    return np.int64(LIST_START[patch + 1] - LIST_START[patch])
+def _kth_bit(lo, hi, k):
+    """Index of the ``k``-th (from 0) set bit of a two-word bitboard."""
+    c = _popcount(lo)
+    if k >= c:
+        k -= c
+        lo = hi
+        offset = 64
+    else:
+        offset = 0
+    for _ in range(k):
+        lo &= lo - _U1
+    return offset + _popcount((lo & (~lo + _U1)) - _U1)
 
 
 @njit(cache=True)
 def random_legal_action(s, rng):
     """``(new_rng, action)``: an action drawn uniformly from the legal ones, -1 if over.
 
-    Rejection sampling over the placements of the affordable patches plus advance (exact,
-    and cheap while quilts are open); after a few misses it enumerates the legal set.
+    Counts the free anchors of every orientation of the buyable patches (a few word
+    operations each), draws one legal action among them and advance, then finds it.
     """
     if s.to_move < 0:
         return rng, -1
     p = s.to_move
     if s.pending_leather > 0:
         rng, k = _random_below(rng, empty_cells(s, p))
-        for cell in range(N_CELLS):
-            if _cell_empty(s, p, cell):
-                if k == 0:
-                    return rng, LEATHER_BASE + cell
-                k -= 1
-    c0 = _affordable_placements(s, p, 0)
-    c1 = _affordable_placements(s, p, 1)
-    c2 = _affordable_placements(s, p, 2)
-    total = c0 + c1 + c2 + 1  # + advance
-    for _ in range(_RAND_TRIES):
-        rng, k = _random_below(rng, total)
-        if k == total - 1:
-            return rng, ADVANCE
-        if k < c0:
-            slot = 0
-        elif k < c0 + c1:
-            slot, k = 1, k - c0
-        else:
-            slot, k = 2, k - c0 - c1
-        j = LIST_START[s.circle[slot]] + k
-        if _fits(s, p, LIST_MASK[j, 0], LIST_MASK[j, 1]):
-            return rng, slot * SLOT_STRIDE + LIST_CODE[j]
-    buf = np.empty(N_ACTIONS, np.int16)
-    n = enumerate_legal(s, buf)
-    rng, k = _random_below(rng, n)
-    return rng, np.int64(buf[k])
+        empty_lo, empty_hi = _empty_words(s, p)
+        return rng, LEATHER_BASE + _kth_bit(empty_lo, empty_hi, k)
+    empty_lo, empty_hi = _empty_words(s, p)
+    total = 1  # advance
+    for slot in range(3):
+        patch = _buyable_patch(s, p, slot)
+        if patch >= 0:
+            for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
+                lo, hi = _free_anchors(e, empty_lo, empty_hi)
+                total += _popcount(lo) + _popcount(hi)
+    rng, k = _random_below(rng, total)
+    for slot in range(3):
+        patch = _buyable_patch(s, p, slot)
+        if patch >= 0:
+            for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
+                lo, hi = _free_anchors(e, empty_lo, empty_hi)
+                c = _popcount(lo) + _popcount(hi)
+                if k < c:
+                    code = ORIENT_ID[e] * N_CELLS + _kth_bit(lo, hi, k)
+                    return rng, slot * SLOT_STRIDE + code
+                k -= c
+    return rng, ADVANCE
 
 
 # ---------------------------------------------------------------------------------------
@@ -371,7 +410,7 @@ def apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end):
 
 @njit(cache=True)
 def write_legal_mask(s, row):
-    """Write the legal mask of game ``s`` into ``row`` (a branch-free scan per slot)."""
+    """Write the legal mask of game ``s`` into ``row``."""
     row[:] = False
     if s.to_move < 0:
         return
@@ -380,15 +419,20 @@ def write_legal_mask(s, row):
         for cell in range(N_CELLS):
             row[LEATHER_BASE + cell] = _cell_empty(s, p, cell)
         return
-    q0 = s.quilt[p, 0]
-    q1 = s.quilt[p, 1]
-    for slot in range(_n_slots(s)):
-        patch = s.circle[slot]
-        if PATCH_COST[patch] <= s.buttons[p]:
-            base = slot * SLOT_STRIDE
-            for code in range(SLOT_STRIDE):
-                free = ((q0 & PLACEMENT_LO[patch, code]) | (q1 & PLACEMENT_HI[patch, code])) == 0
-                row[base + code] = PLACEMENT_LEGAL[patch, code] & free
+    empty_lo, empty_hi = _empty_words(s, p)
+    for slot in range(3):
+        patch = _buyable_patch(s, p, slot)
+        if patch < 0:
+            continue
+        for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
+            base = slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS
+            lo, hi = _free_anchors(e, empty_lo, empty_hi)
+            for w in range(2):
+                bits = hi if w else lo
+                while bits:
+                    low = bits & (~bits + _U1)
+                    row[base + w * 64 + _popcount(low - _U1)] = True
+                    bits ^= low
     row[ADVANCE] = True
 
 
