@@ -474,27 +474,36 @@ def playout_kernel(state, seed, income_before, leather_spaces, bonus_squares, tr
             apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
 
 
-_CHUNK = 64
+_BLOCK = 32
 
 
 def sample_mask_kernel(mask, seed, out):
-    """One action per row drawn uniformly from the set entries of a legal mask, -1 if none."""
-    n_chunks = (mask.shape[1] + _CHUNK - 1) // _CHUNK
+    """One action per row drawn uniformly from the set entries of a legal mask, -1 if none.
+
+    Counts the set entries per block of 32 (a loop the compiler vectorises), then finds the
+    drawn entry inside its block.
+    """
+    width = mask.shape[1]
+    n_blocks = (width + _BLOCK - 1) // _BLOCK
     for i in prange(mask.shape[0]):
-        row = mask[i]
-        counts = np.zeros(n_chunks, np.int64)
-        for c in range(n_chunks):
-            counts[c] = np.sum(row[c * _CHUNK : (c + 1) * _CHUNK])
-        total = np.sum(counts)
+        row = mask[i].view(np.uint8)
+        sums = np.empty(n_blocks, np.int64)
+        total = 0
+        for b in range(n_blocks):
+            t = 0
+            for a in range(b * _BLOCK, min(b * _BLOCK + _BLOCK, width)):
+                t += row[a]
+            sums[b] = t
+            total += t
         out[i] = -1
         if total == 0:
             continue
         _, k = _random_below(row_seed(seed, i), total)
-        c = 0
-        while k >= counts[c]:
-            k -= counts[c]
-            c += 1
-        for a in range(c * _CHUNK, min((c + 1) * _CHUNK, row.shape[0])):
+        b = 0
+        while k >= sums[b]:
+            k -= sums[b]
+            b += 1
+        for a in range(b * _BLOCK, min(b * _BLOCK + _BLOCK, width)):
             if row[a]:
                 if k == 0:
                     out[i] = a

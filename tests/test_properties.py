@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patchwork_env import ADVANCE, LEATHER_BASE, Game, GameBatch
 from patchwork_env.actions import SLOT_STRIDE
+from patchwork_env.engine import sample_legal
 from patchwork_env.patches import PATCHES
 from patchwork_env.rules import PRESETS
 from patchwork_env.tables import words_to_cells
@@ -166,3 +168,21 @@ def test_the_legal_mask_holds_exactly_the_legal_actions() -> None:
             listed = batch.game(row).legal_actions()
             assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
         batch.step(batch.random_actions(rng))
+
+
+def test_sampling_from_a_mask_is_uniform_over_its_set_entries() -> None:
+    mask = np.zeros((30000, 2026), np.bool_)
+    chosen = [0, 31, 32, 700, 1944, 2025]
+    mask[:, chosen] = True
+    mask[-1] = False
+    actions = sample_legal(mask, np.random.default_rng(0))
+    assert actions[-1] == -1
+    counts = np.array([(actions[:-1] == a).sum() for a in chosen])
+    assert counts.sum() == len(actions) - 1
+    expected = (len(actions) - 1) / len(chosen)
+    assert ((counts - expected) ** 2 / expected).sum() < 25  # chi2, 5 dof
+
+
+def test_sampling_refuses_a_mask_of_the_wrong_shape() -> None:
+    with pytest.raises(ValueError, match=r"shape \(N, 2026\)"):
+        sample_legal(np.ones((4, 100), bool))
