@@ -6,6 +6,7 @@
 """
 
 from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, format_action, parse_action
+from .aec import env, raw_env
 from .engine import GameBatch
 from .game import Game
 from .patches import LEATHER, PATCHES, Patch
@@ -24,7 +25,24 @@ __all__ = [
     "GameBatch",
     "Patch",
     "Rules",
+    "env",
     "format_action",
     "get_rules",
     "parse_action",
+    "raw_env",
 ]
+
+
+def _register() -> None:
+    """Make the environments known to ``gymnasium.make`` and ``pettingzoo.make``."""
+    import gymnasium
+    import pettingzoo
+
+    gymnasium.register(id="patchwork_env/Patchwork-v0",
+                       entry_point="patchwork_env.gym_env:PatchworkEnv")
+    if hasattr(pettingzoo, "register"):  # the registry exists from pettingzoo 1.27
+        pettingzoo.register("aec", "patchwork_env/patchwork-v0",
+                            entry_point="patchwork_env.aec:env")
+
+
+_register()

@@ -13,6 +13,8 @@ The fields are still visible as arrays, e.g. ``batch.buttons`` is an ``(N, 2)`` 
 
 from __future__ import annotations
 
+import os
+import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +25,17 @@ from numba import njit
 from . import kernels
 from .actions import N_ACTIONS, NO_ACTION, format_action
 from .kernels import STATE_DTYPE
+from .observation import observe
 from .patches import FIRST_PATCH_ID, N_PATCHES
 from .rules import Rules, get_rules
 from .tables import RuleTables
 
 if TYPE_CHECKING:
     from .game import Game
+
+# Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
+# caller (an agent, a learner) needs between calls. Set the variable yourself to override.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 PARALLEL_MIN_BATCH = 256
 """Batches at least this large use the multi-threaded kernels (when numba has threads)."""
@@ -48,8 +55,26 @@ _ERROR_TEXT = {
 }
 
 
+def _renamed(fn: Any, suffix: str) -> Any:
+    """A copy of ``fn`` under another name.
+
+    numba's on-disk cache tells functions apart by name and bytecode, not by the
+    ``parallel`` flag: compiled from one function, the serial and the parallel kernels
+    would share a cache entry and the first one compiled would serve for both.
+    """
+    name = fn.__name__ + suffix
+    code = fn.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):
+        code = code.replace(co_qualname=fn.__qualname__ + suffix)
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = fn.__qualname__ + suffix
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return copy
+
+
 def _compile_both(fn: Any) -> tuple[Any, Any]:
-    return njit(cache=True)(fn), njit(cache=True, parallel=True)(fn)
+    return njit(cache=True)(fn), njit(cache=True, parallel=True)(_renamed(fn, "_parallel"))
 
 
 _KERNELS = {name: _compile_both(fn) for name, fn in kernels.BATCH_KERNELS.items()}
@@ -100,7 +125,7 @@ class GameBatch:
             raise TypeError("state must be a 1-D array of patchwork_env.kernels.STATE_DTYPE")
         self._state = state
         self.rules = get_rules(rules)
-        self.tables = RuleTables(self.rules)
+        self.tables = RuleTables.of(self.rules)
         self.rng = rng if rng is not None else np.random.default_rng()
         """Generator used by ``reset`` and the random-move helpers when none is given."""
         # Field views of a structured array cost microseconds to make: make them once.
@@ -151,8 +176,8 @@ class GameBatch:
         return len(self.state)
 
     def __getitem__(self, rows: Any) -> GameBatch:
-        """A batch over a copy of the selected games."""
-        return GameBatch(np.atleast_1d(self.state[rows]).copy(), self.rules)
+        """A batch over a copy of the selected games (sharing this batch's generator)."""
+        return GameBatch(np.atleast_1d(self.state[rows]).copy(), self.rules, self.rng)
 
     # ----- resetting ----------------------------------------------------------------
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
@@ -286,8 +311,6 @@ class GameBatch:
         ``players``: one seat for all games, an ``(N,)`` array of seats, or ``None`` for
         the player to move (player 0 in finished games).
         """
-        from .observation import observe
-
         return observe(self.state, self.rules, players, out)
 
     def describe(self, row: int = 0) -> str:

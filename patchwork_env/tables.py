@@ -7,6 +7,8 @@ plain numpy array so that the compiled engine can read it as a constant.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .actions import N_CELLS, N_ORIENTATIONS, SLOT_STRIDE
@@ -131,7 +133,13 @@ def bonus_masks(size: int) -> np.ndarray:
 
 
 class RuleTables:
-    """The arrays the compiled engine reads for one :class:`Rules`."""
+    """The arrays the compiled engine reads for one :class:`Rules` (shared, read-only)."""
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def of(rules: Rules) -> RuleTables:
+        """The tables of ``rules``, built once per rule set."""
+        return RuleTables(rules)
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules

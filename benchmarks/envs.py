@@ -1,0 +1,126 @@
+"""Throughput of the learning interfaces, measured side by side in one run.
+
+* AEC random play: moves per second through ``patchwork_env.env()`` and through
+  PettingZoo's ``connect_four_v3``, with the same loop (``last()``, a uniformly random legal
+  action from the mask, ``step()``; finished agents' ``None`` steps are not counted); once
+  with PettingZoo's standard wrappers (as ``env()`` and ``pettingzoo.make`` build them)
+  and once on the bare ``raw_env``, since the wrappers cost both games the same time.
+* ``PatchworkVecEnv`` against the random opponent: learner steps per second (one step of
+  one game) at several ``n_envs``, the learner's actions drawn by the engine's random
+  sampler and :meth:`action_masks` read after every step, as MaskablePPO does.
+
+Each figure is the median of several timed repeats after a warm-up; VecEnv figures are
+given with numba limited to one thread and with all its threads. Prints a markdown table;
+asserts nothing. Usage: ``python benchmarks/envs.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+import pettingzoo
+
+import patchwork_env
+from patchwork_env.sb3 import PatchworkVecEnv
+
+
+def aec_moves_per_second(make_env: Callable[[], object], seconds: float, seed: int) -> float:
+    """Random-play moves per second of an AEC env over whole games for ``seconds``."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            moves += 1
+        env.reset()
+    return moves / (time.perf_counter() - start)
+
+
+def vec_steps_per_second(n_envs: int, seconds: float, seed: int) -> float:
+    """Learner steps per second of a ``PatchworkVecEnv`` against the random opponent."""
+    venv = PatchworkVecEnv(n_envs, opponent="random", seed=seed)
+    venv.reset()
+    rng = np.random.default_rng(seed)
+    batch = venv.batch
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        venv.step(batch.random_actions(rng))
+        venv.action_masks()
+        steps += n_envs
+    return steps / (time.perf_counter() - start)
+
+
+def connect_four() -> object:
+    """PettingZoo's connect_four_v3 as its registry builds it (the same standard wrappers)."""
+    return pettingzoo.make("aec", "classic/connect_four-v3")
+
+
+def connect_four_raw_env() -> object:
+    """connect_four_v3 without PettingZoo's wrappers."""
+    from pettingzoo.classic.connect_four.connect_four import raw_env
+
+    return raw_env()
+
+
+def median_of(repeats: int, measure: Callable[[], float]) -> float:
+    measure()  # warm-up: compilation, caches
+    return float(np.median([measure() for _ in range(repeats)]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter timings")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    seconds = 0.5 if args.quick else 2.0
+    repeats = 3 if args.quick else args.repeats
+    all_threads = numba.get_num_threads()
+
+    rows: list[tuple[str, str, float]] = []
+    pairs = {"env()": (patchwork_env.env, connect_four),
+             "raw_env (no wrappers)": (patchwork_env.raw_env, connect_four_raw_env)}
+    ratios = {}
+    for label, (ours, theirs) in pairs.items():
+        pw = median_of(repeats, lambda ours=ours: aec_moves_per_second(ours, seconds, 0))
+        c4 = median_of(repeats, lambda theirs=theirs: aec_moves_per_second(theirs, seconds, 0))
+        rows.append((f"AEC random play, patchwork_v0 {label}", "moves/s", pw))
+        rows.append((f"AEC random play, connect_four_v3 {label}", "moves/s", c4))
+        ratios[label] = pw / c4
+    for threads in sorted({1, all_threads}):
+        numba.set_num_threads(threads)
+        for n in (1, 64, 512):
+            rate = median_of(repeats, lambda n=n: vec_steps_per_second(n, seconds, 0))
+            rows.append((f"PatchworkVecEnv n_envs={n}, {threads} thread(s)", "learner steps/s",
+                         rate))
+    numba.set_num_threads(all_threads)
+
+    print(f"# {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
+          f"numba {numba.__version__}, {all_threads} threads, layer "
+          f"{numba.threading_layer()}, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; "
+          f"median of {repeats} x {seconds:g} s\n")
+    print("| measurement | unit | rate |")
+    print("|---|---|---:|")
+    for name, unit, rate in rows:
+        print(f"| {name} | {unit} | {rate:,.0f} |")
+    print()
+    for label, ratio in ratios.items():
+        print(f"AEC patchwork_v0 / connect_four_v3, {label}: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Play Patchwork in the terminal against an agent.
+
+    python -m patchwork_env.play [--opponent greedy] [--seat 0|1] [--seed S] [--rules PRESET]
+
+The opponent is any spec of the ``agents`` registry (``random``, ``greedy``, ``mcts:1s``,
+``ppo``, even ``human`` for two people at one keyboard). Type ``help`` at the prompt for the
+move notation; ``moves`` lists the legal moves.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from agents.base import Agent
+from agents.cli import ArgumentParser, build_agent, check_rules
+from agents.human import HumanAgent, QuitGame, describe_move
+from patchwork_env.game import Game
+from patchwork_env.render import render_text
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple:
+    """The parsed command line; bad values end the program with status 2."""
+    parser = ArgumentParser(prog="python -m patchwork_env.play", description=__doc__.split("\n")[0])
+    parser.add_argument("--opponent", default="greedy",
+                        help="agent spec of the opponent (default: greedy)")
+    parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                        help="your seat: 0 or 1 (default 0; who starts is drawn from the seed)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the circle, the first player and the opponent")
+    parser.add_argument("--rules", default="default", help="rules preset (default: default)")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    return parser.parse_args(argv)
+
+
+def play(human: HumanAgent, opponent: Agent, seat: int, game: Game) -> Game:
+    """Play ``game`` to its end, ``human`` holding ``seat``; announce the opponent's moves."""
+    while not game.is_over:
+        mover = human if game.to_move == seat else opponent
+        action = mover.act_game(game)
+        if mover is opponent:
+            human.say(f"\nplayer {game.to_move} ({opponent.spec}) plays "
+                      f"{describe_move(game, action)}\n")
+        game.step(action)
+    return game
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a game from the command line; the exit status."""
+    args = parse_args(argv)
+    rules = check_rules(args.rules)
+    opponent = build_agent(args.opponent, args.seed)
+    human = HumanAgent(color=False if args.no_color else None)
+    game = Game.new(args.seed, rules=rules)
+    human.say(f"You are player {args.seat}; player {1 - args.seat} is {opponent.spec}. "
+              "Type 'help' for the notation.")
+    try:
+        play(human, opponent, args.seat, game)
+    except QuitGame:
+        human.say("game abandoned")
+        return 0
+    except (EOFError, KeyboardInterrupt):
+        human.say("\ninput ended: game abandoned")
+        return 1
+    human.say(render_text(game, color=human.color))
+    scores = game.scores()
+    verdict = "you win" if game.winner == args.seat else f"{opponent.spec} wins"
+    human.say(f"final score: you {scores[args.seat]}, {opponent.spec} {scores[1 - args.seat]}: "
+              f"{verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
