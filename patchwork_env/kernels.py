@@ -227,9 +227,13 @@ def _buyable_patch(s, p, slot):
     return patch if PATCH_COST[patch] <= s.buttons[p] else -1
 
 
-@njit(cache=True)
-def enumerate_legal(s, out):
-    """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
+@njit(cache=True, inline="always")
+def _visit_legal(s, out, as_mask):
+    """Record the legal actions of ``s`` in increasing order; returns how many.
+
+    ``as_mask``: set ``out[action] = True`` (``out`` is a cleared mask row); otherwise
+    write the actions to ``out[0], out[1], ...``.
+    """
     n = 0
     if s.to_move < 0:
         return 0
@@ -237,7 +241,10 @@ def enumerate_legal(s, out):
     if s.pending_leather > 0:
         for cell in range(N_CELLS):
             if _cell_empty(s, p, cell):
-                out[n] = LEATHER_BASE + cell
+                if as_mask:
+                    out[LEATHER_BASE + cell] = True
+                else:
+                    out[n] = LEATHER_BASE + cell
                 n += 1
         return n
     empty_lo, empty_hi = _empty_words(s, p)
@@ -252,11 +259,31 @@ def enumerate_legal(s, out):
                 bits = hi if w else lo
                 while bits:
                     low = bits & (~bits + _U1)
-                    out[n] = base + w * 64 + _popcount(low - _U1)
+                    action = base + w * 64 + _popcount(low - _U1)
+                    if as_mask:
+                        out[action] = True
+                    else:
+                        out[n] = action
                     n += 1
                     bits ^= low
-    out[n] = ADVANCE
+    if as_mask:
+        out[ADVANCE] = True
+    else:
+        out[n] = ADVANCE
     return n + 1
+
+
+@njit(cache=True)
+def enumerate_legal(s, out):
+    """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
+    return _visit_legal(s, out, False)
+
+
+@njit(cache=True)
+def write_legal_mask(s, row):
+    """Write the legal mask of game ``s`` into ``row``."""
+    row[:] = False
+    _visit_legal(s, row, True)
 
 
 @njit(cache=True, inline="always")
@@ -406,34 +433,6 @@ def apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end):
 
 # ---------------------------------------------------------------------------------------
 # batch kernels (compiled serial and parallel by engine.py)
-
-
-@njit(cache=True)
-def write_legal_mask(s, row):
-    """Write the legal mask of game ``s`` into ``row``."""
-    row[:] = False
-    if s.to_move < 0:
-        return
-    p = s.to_move
-    if s.pending_leather > 0:
-        for cell in range(N_CELLS):
-            row[LEATHER_BASE + cell] = _cell_empty(s, p, cell)
-        return
-    empty_lo, empty_hi = _empty_words(s, p)
-    for slot in range(3):
-        patch = _buyable_patch(s, p, slot)
-        if patch < 0:
-            continue
-        for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
-            base = slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS
-            lo, hi = _free_anchors(e, empty_lo, empty_hi)
-            for w in range(2):
-                bits = hi if w else lo
-                while bits:
-                    low = bits & (~bits + _U1)
-                    row[base + w * 64 + _popcount(low - _U1)] = True
-                    bits ^= low
-    row[ADVANCE] = True
 
 
 def legal_mask_kernel(state, out):
