@@ -1,1 +1,109 @@
-"""Agents that play Patchwork."""
+"""Agents that play Patchwork, and the registry that builds them from a spec string.
+
+=====================  ====================================================================
+spec                   agent
+=====================  ====================================================================
+``random``             uniform over the legal moves
+``greedy``             the best move one step ahead by a patch-value and quilt-shape heuristic
+``mcts[:BUDGET]``      UCT tree search; ``mcts:400`` = 400 simulations per move (the default),
+                       ``mcts:1s`` = one second per move
+``ppo[:PATH]``         a MaskablePPO checkpoint played deterministically (default: the shipped
+                       model, :data:`agents.ppo.DEFAULT_MODEL`)
+``ppo-sample[:PATH]``  the same, sampling its moves from the policy
+``human``              a person at the terminal
+=====================  ====================================================================
+
+>>> import agents
+>>> agent = agents.make("mcts:200", seed=0)
+>>> agent.spec
+'mcts:200'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .base import Agent
+
+SPEC_HELP = "random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], human"
+
+
+class AgentSpecError(ValueError):
+    """A spec that names no agent, a bad argument, or a checkpoint that cannot be loaded."""
+
+
+def _random(arg: str | None, seed: int | None) -> Agent:
+    from .random_agent import RandomAgent
+
+    return RandomAgent(seed)
+
+
+def _greedy(arg: str | None, seed: int | None) -> Agent:
+    from .greedy import GreedyAgent
+
+    return GreedyAgent(seed)
+
+
+def _mcts(arg: str | None, seed: int | None) -> Agent:
+    from .mcts import MCTSAgent
+
+    return MCTSAgent(arg or "400", seed)
+
+
+def _ppo(sample: bool) -> Callable[[str | None, int | None], Agent]:
+    def build(arg: str | None, seed: int | None) -> Agent:
+        from .ppo import PPOAgent
+
+        return PPOAgent(arg, seed, deterministic=not sample)
+
+    return build
+
+
+def _human(arg: str | None, seed: int | None) -> Agent:
+    from .human import HumanAgent
+
+    return HumanAgent(seed)
+
+
+_FACTORIES: dict[str, tuple[Callable[[str | None, int | None], Agent], bool]] = {
+    # name: (factory, whether it takes an argument)
+    "random": (_random, False),
+    "greedy": (_greedy, False),
+    "mcts": (_mcts, True),
+    "ppo": (_ppo(sample=False), True),
+    "ppo-sample": (_ppo(sample=True), True),
+    "human": (_human, False),
+}
+AGENT_NAMES = tuple(_FACTORIES)
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """Split ``"name:arg"`` into ``(name, arg)``; ``AgentSpecError`` if it names no agent."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec is a non-empty string, got {spec!r}")
+    name, sep, arg = spec.strip().partition(":")
+    if name not in _FACTORIES:
+        raise AgentSpecError(f"unknown agent {spec!r}: choose from {SPEC_HELP}")
+    if sep and not _FACTORIES[name][1]:
+        raise AgentSpecError(f"agent {name!r} takes no argument, got {spec!r}")
+    if sep and not arg:
+        raise AgentSpecError(f"agent spec {spec!r} has an empty argument after ':'")
+    return name, (arg if sep else None)
+
+
+def make(spec: str, seed: int | None = None) -> Agent:
+    """Build the agent that ``spec`` names (see the module docstring), seeded with ``seed``.
+
+    Every problem with the spec (an unknown name, a bad budget, a missing or unreadable
+    checkpoint) raises :class:`AgentSpecError` with a one-line message.
+    """
+    name, arg = parse_spec(spec)
+    try:
+        return _FACTORIES[name][0](arg, seed)
+    except AgentSpecError:
+        raise
+    except (ValueError, OSError) as e:
+        raise AgentSpecError(f"agent {spec!r}: {e}") from e
+
+
+__all__ = ["AGENT_NAMES", "SPEC_HELP", "Agent", "AgentSpecError", "make", "parse_spec"]

@@ -76,7 +76,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 @njit(cache=True, inline="always")
-def _popcount(x):
+def popcount(x):
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
@@ -113,7 +113,7 @@ def row_seed(seed, row):
 
 @njit(cache=True, inline="always")
 def empty_cells(s, p):
-    return N_CELLS - _popcount(s.quilt[p, 0]) - _popcount(s.quilt[p, 1])
+    return N_CELLS - popcount(s.quilt[p, 0]) - popcount(s.quilt[p, 1])
 
 
 @njit(cache=True, inline="always")
@@ -259,7 +259,7 @@ def _visit_legal(s, out, as_mask):
                 bits = hi if w else lo
                 while bits:
                     low = bits & (~bits + _U1)
-                    action = base + w * 64 + _popcount(low - _U1)
+                    action = base + w * 64 + popcount(low - _U1)
                     if as_mask:
                         out[action] = True
                     else:
@@ -289,7 +289,7 @@ def write_legal_mask(s, row):
 @njit(cache=True, inline="always")
 def _kth_bit(lo, hi, k):
     """Index of the ``k``-th (from 0) set bit of a two-word bitboard."""
-    c = _popcount(lo)
+    c = popcount(lo)
     if k >= c:
         k -= c
         lo = hi
@@ -298,7 +298,7 @@ def _kth_bit(lo, hi, k):
         offset = 0
     for _ in range(k):
         lo &= lo - _U1
-    return offset + _popcount((lo & (~lo + _U1)) - _U1)
+    return offset + popcount((lo & (~lo + _U1)) - _U1)
 
 
 @njit(cache=True)
@@ -322,14 +322,14 @@ def random_legal_action(s, rng):
         if patch >= 0:
             for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
                 lo, hi = _free_anchors(e, empty_lo, empty_hi)
-                total += _popcount(lo) + _popcount(hi)
+                total += popcount(lo) + popcount(hi)
     rng, k = _random_below(rng, total)
     for slot in range(3):
         patch = _buyable_patch(s, p, slot)
         if patch >= 0:
             for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
                 lo, hi = _free_anchors(e, empty_lo, empty_hi)
-                c = _popcount(lo) + _popcount(hi)
+                c = popcount(lo) + popcount(hi)
                 if k < c:
                     code = ORIENT_ID[e] * N_CELLS + _kth_bit(lo, hi, k)
                     return rng, slot * SLOT_STRIDE + code
@@ -349,7 +349,7 @@ def _place(s, p, lo, hi, patch_id, bonus_squares):
         bits = hi if w else lo
         while bits:
             low = bits & (~bits + _U1)
-            cell = w * 64 + _popcount(low - _U1)
+            cell = w * 64 + popcount(low - _U1)
             s.cell_patches[p, cell] = patch_id
             bits ^= low
     if s.bonus_owner < 0:

@@ -1,0 +1,144 @@
+"""Tournaments between agents: paired games, win rates, Elo ratings and plots.
+
+    python evaluate.py [AGENT ...] [--games N] [--seed S] [--rules PRESET] [--out DIR]
+                       [--jobs J]
+
+Every pair of agents plays ``N`` games: ``N / 2`` setups (circle and first player), each
+played twice with the seats swapped. With no AGENT the default tournament runs
+``random greedy mcts:100 mcts:1000``, plus ``ppo`` once the shipped model exists (about
+three minutes on two cores). Agents are registry specs (see ``agents``), e.g. ``greedy``,
+``mcts:400``, ``mcts:1s``, ``ppo:path/model.zip``.
+Games run in ``J`` processes, one core each (default: every core available); the results
+do not depend on ``J`` except for agents on a time budget.
+
+Printed: a table with one row per pairing (games, wins, win rate with its Wilson 95%
+interval, mean scores, mean score difference) and the ranking by Elo. Written to DIR:
+
+``results.json``
+    ``{"agents": [spec, ...],
+    "settings": {"games", "seed", "rules", "jobs", "anchor", "runtime_s"},
+    "pairings": [{"a", "b", "games", "wins_a", "wins_b", "win_rate_a", "ci_a": [lo, hi],
+    "mean_score_a", "mean_score_b", "mean_diff"}, ...],
+    "elo": {spec: {"rating", "ci": [lo, hi]}, ...}}`` — win rates and intervals are
+    fractions, ``mean_diff`` is the mean of a's score minus b's, ratings are Bradley–Terry
+    maximum-likelihood Elo over all games with ``random`` (else the first agent) at 0 and
+    95% bootstrap intervals.
+``results.csv``
+    one row per game: pairing, a, b, seed, player0, player1 (the agents in each seat),
+    score0, score1, winner (seat), winner_agent, n_moves, moves (action ids, in order;
+    ``Game.new(seed)`` and these moves replay the game).
+``elo.png``, ``scores.png``
+    the ratings with their intervals; each agent's distribution of final scores.
+
+Bad input (an unknown agent, a missing or corrupt checkpoint, a nonsense option) stops the
+program with a one-line message and exit status 2 before any game is played.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.cli import ArgumentParser, build_agent, check_rules, fail
+from agents.ppo import DEFAULT_MODEL
+from agents.report import (
+    pairings_table,
+    plot_elo,
+    plot_scores,
+    ranking_table,
+    write_csv,
+    write_json,
+)
+from agents.tournament import elo_table, round_robin
+
+DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
+DEFAULT_GAMES = 100
+
+
+def default_agents() -> list[str]:
+    """The default tournament: :data:`DEFAULT_AGENTS`, plus ``ppo`` if its model exists."""
+    return [*DEFAULT_AGENTS, *(["ppo"] if DEFAULT_MODEL.exists() else [])]
+
+
+def available_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parse_args(argv: Sequence[str] | None = None):
+    """The parsed and checked command line (bad input exits with status 2)."""
+    parser = ArgumentParser(prog="evaluate.py", description=__doc__.split("\n")[0])
+    parser.add_argument("agents", nargs="*", metavar="AGENT",
+                        help="agent specs (default: " + " ".join(DEFAULT_AGENTS) + " [ppo])")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                        help=f"games per pairing, even (default {DEFAULT_GAMES})")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--rules", default="default", help="rules preset (default: default)")
+    parser.add_argument("--out", type=Path, default=Path("results"),
+                        help="folder for the results (default: results)")
+    parser.add_argument("--jobs", type=int, default=available_cores(),
+                        help="processes playing games (default: all available cores)")
+    args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        fail(f"--games must be a positive even number (games are paired), got {args.games}")
+    if args.jobs < 1:
+        fail(f"--jobs must be at least 1, got {args.jobs}")
+    if args.seed < 0:
+        fail(f"--seed must be non-negative, got {args.seed}")
+    check_rules(args.rules)
+    args.agents = args.agents or default_agents()
+    if len(args.agents) < 2:
+        fail("a tournament needs at least two agents")
+    if len(set(args.agents)) < len(args.agents):
+        fail(f"each agent may appear once, got {' '.join(args.agents)}")
+    for spec in args.agents:
+        if build_agent(spec, args.seed).spec == "human":  # a bad spec stops here too
+            fail("human cannot play in a tournament: use python -m patchwork_env.play")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        fail(f"cannot create the output folder {str(args.out)!r}: {e.strerror}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tournament the command line asks for; the exit status."""
+    args = parse_args(argv)
+    from tqdm import tqdm
+
+    specs = args.agents
+    n_pairings = len(specs) * (len(specs) - 1) // 2
+    print(f"{len(specs)} agents, {n_pairings} pairings x {args.games} games, "
+          f"rules {args.rules}, seed {args.seed}, up to {args.jobs} process(es)", flush=True)
+    start = time.perf_counter()
+    with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
+        pairings, records = round_robin(specs, args.games, args.seed, args.rules, args.jobs,
+                                        lambda task, recs: bar.update(len(recs)))
+    runtime = time.perf_counter() - start
+    anchor = "random" if "random" in specs else specs[0]
+    elo = elo_table(specs, pairings, anchor, seed=args.seed)
+    print()
+    print(pairings_table(pairings))
+    print()
+    print(ranking_table(elo, anchor))
+    print(f"\n{n_pairings * args.games} games in {runtime:.0f} s")
+    settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
+                "anchor": anchor, "runtime_s": round(runtime, 1)}
+    out = args.out
+    write_json(out / "results.json", specs, pairings, elo, settings)
+    write_csv(out / "results.csv", pairings, records)
+    plot_elo(out / "elo.png", elo, anchor,
+             f"Elo, {args.games} games per pairing (rules: {args.rules})")
+    plot_scores(out / "scores.png", specs, pairings, records)
+    print(f"results written to {out}/ (results.json, results.csv, elo.png, scores.png)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
