@@ -1,0 +1,161 @@
+"""train.py: a tiny run, its checkpoint and resumption, the opponent pool, the shipped model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+
+import train
+from agents.arena import play_match
+from agents.random_agent import RandomAgent
+from patchwork_env.actions import N_ACTIONS
+from patchwork_env.observation import layout
+from patchwork_env.rules import get_rules
+from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from training.evaluation import PolicyAgent
+from training.policy import FastMaskablePolicy
+from training.pool import OpponentPool
+
+SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "models" / "ppo.zip"
+
+TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
+        "--hidden", "32", "--channels", "8", "--snapshot-every", "1", "--pool-size", "2",
+        "--eval-every", "256", "--checkpoint-every", "256", "--eval-games", "2",
+        "--final-eval-games", "2", "--imitation-positions", "500", "--imitation-epochs", "1",
+        "--threads", "1", "--no-progress"]
+"""A run small enough for a test (the default conv net, narrow): 256 steps per update."""
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("run")
+    assert train.main([*TINY, "--total-steps", "512", "--run-dir", str(run_dir)]) == 0
+    return run_dir
+
+
+def small_policy() -> FastMaskablePolicy:
+    space = layout(get_rules("default")).space
+    return FastMaskablePolicy(space, spaces.Discrete(N_ACTIONS), lambda _: 0.0, net_arch=[8])
+
+
+def test_tiny_run_writes_its_outputs(tiny_run: Path) -> None:
+    for name in ("checkpoint.pt", "best.zip", "final.zip", "metrics.csv",
+                 "learning_curve.png"):
+        assert (tiny_run / name).is_file(), name
+    rows = train.MetricsCsv.read(tiny_run / "metrics.csv")
+    assert [int(r["steps"]) for r in rows] == [256, 512]
+    state = load_checkpoint(tiny_run / "checkpoint.pt")
+    assert state["steps"] == 512 and state["updates"] == 2
+    # self-0 at the start, then one snapshot per update; the pool keeps the last two
+    assert [name for name, _ in state["pool"]["snapshots"]] == ["self-1", "self-2"]
+
+
+def test_resume_restores_steps_and_pool_then_plays_legal_moves(tiny_run: Path,
+                                                                tmp_path: Path) -> None:
+    saved = load_checkpoint(tiny_run / "checkpoint.pt")
+    opts, given = train.parse_options(["--resume", str(tiny_run)])
+    run, resumed_at = train.start(opts, given)
+    assert resumed_at == run.model.num_timesteps == 512
+    assert run.updates == saved["updates"]
+    assert [s.name for s in run.pool.snapshots] == ["self-1", "self-2"]
+    for snap, (_, weights) in zip(run.pool.snapshots, saved["pool"]["snapshots"], strict=True):
+        for key, value in snap.policy.state_dict().items():
+            assert torch.equal(value, weights[key])
+    assert run.pool.rng.bit_generator.state == saved["pool"]["rng"]
+    for key, value in run.model.policy.state_dict().items():
+        assert torch.equal(value, saved["policy"][key])
+
+    # play_match steps with checking on: an illegal move would raise
+    records = play_match(PolicyAgent(run.model.policy), RandomAgent(0), range(4))
+    assert len(records) == 8
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "checkpoint.pt").write_bytes((tiny_run / "checkpoint.pt").read_bytes())
+    assert train.main(["--resume", str(copy), "--total-steps", "768", "--no-progress",
+                       "--no-plot"]) == 0
+    state = load_checkpoint(copy / "checkpoint.pt")
+    assert state["steps"] == 768 and state["updates"] == 3
+    assert [name for name, _ in state["pool"]["snapshots"]] == ["self-2", "self-3"]
+
+
+def test_same_seed_same_run(tmp_path: Path) -> None:
+    weights = []
+    for name in ("a", "b"):
+        argv = [*TINY, "--total-steps", "256", "--run-dir", str(tmp_path / name), "--no-plot"]
+        assert train.main(argv) == 0
+        weights.append(load_checkpoint(tmp_path / name / "checkpoint.pt")["policy"])
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage"])
+def test_corrupt_checkpoint_is_refused(tiny_run: Path, tmp_path: Path, damage: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    data = bytearray((tiny_run / "checkpoint.pt").read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0xFF
+    elif damage == "truncate":
+        data = data[: len(data) // 3]
+    else:
+        data = bytearray(b"not a checkpoint at all")
+    (tmp_path / "checkpoint.pt").write_bytes(bytes(data))
+    with pytest.raises(CheckpointError):
+        load_checkpoint(tmp_path / "checkpoint.pt")
+    assert train.main(["--resume", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("train.py: error:") and "\n" not in err
+
+
+def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert train.main(["--resume", str(tiny_run), "--hidden", "64"]) == 2
+    assert "--hidden 64 (checkpoint: 32)" in capsys.readouterr().err
+    assert train.main(["--resume", str(tmp_path)]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+    state = load_checkpoint(tiny_run / "checkpoint.pt")
+    state["policy"] = small_policy().state_dict()  # another network's weights
+    save_checkpoint(tmp_path / "checkpoint.pt", state)
+    assert train.main(["--resume", str(tmp_path)]) == 2
+    assert "does not fit this network" in capsys.readouterr().err
+
+
+def test_bad_flags_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--no-such-flag"], ["--n-envs", "0"], ["--net", "transformer"],
+                 ["--total-steps", "many"]):
+        with pytest.raises(SystemExit) as exc:
+            train.parse_options(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("train.py: error:") and "\n" not in err
+
+
+def test_pool_samples_by_weight_and_seed() -> None:
+    def pool(seed: int) -> OpponentPool:
+        p = OpponentPool({"random": 0.2, "greedy": 0.3, "self": 0.5}, capacity=2, seed=seed)
+        for k in range(3):  # the first snapshot is dropped: capacity 2
+            p.add_snapshot(small_policy(), f"self-{k}")
+        return p
+
+    p = pool(7)
+    assert p.names == ["random", "greedy", "self-1", "self-2"]
+    np.testing.assert_allclose(p.probabilities(), [0.2, 0.3, 0.25, 0.25])
+    draws = p.sample(40_000)
+    np.testing.assert_allclose(np.bincount(draws, minlength=4) / len(draws),
+                               [0.2, 0.3, 0.25, 0.25], atol=0.01)
+    assert np.array_equal(pool(7).sample(100), pool(7).sample(100))
+    assert not np.array_equal(pool(7).sample(100), pool(8).sample(100))
+
+    empty = OpponentPool({"random": 0.0, "greedy": 0.0, "self": 1.0}, 2, 0)
+    np.testing.assert_allclose(empty.probabilities(), [0.5, 0.5])
+
+
+def test_shipped_model_beats_random() -> None:
+    model = MaskablePPO.load(SHIPPED_MODEL, device="cpu")
+    records = play_match(PolicyAgent(model.policy), RandomAgent(0), range(20))
+    assert sum(r.a_won for r in records) >= 28  # of 40; it wins about 80% (models/README.md)

@@ -1,0 +1,541 @@
+"""Self-play training of a Patchwork agent with MaskablePPO.
+
+    python train.py                          # the default run: ~10 minutes on 2 CPU cores
+    python train.py --total-steps 1000000    # a longer run
+    python train.py --resume runs/ppo-seed0  # continue a run that was stopped or killed
+
+The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
+game, the opponent's moves played inside the env) against opponents drawn from a pool:
+frozen snapshots of itself, added every ``--snapshot-every`` updates, plus the ``random``
+and ``greedy`` players (see ``training/pool.py``). Every ``--eval-every`` steps it plays
+paired-seat matches against ``random`` and ``greedy`` (the code of ``evaluate.py``).
+
+A run folder holds:
+
+    checkpoint.pt     the model, its optimiser, the step counter and the pool (atomic)
+    best.zip          the policy with the best evaluation so far (``MaskablePPO.load``)
+    final.zip         the policy at the end of the run
+    metrics.csv       one row per evaluation: win rates with 95% intervals, speed, pool
+    tb/               TensorBoard logs (losses, entropy, win rates)
+    learning_curve.png  the win rates against ``random`` and ``greedy`` over the steps
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import dataclasses
+import inspect
+import itertools
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from tqdm import tqdm
+
+from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from training.evaluation import FINAL_EVAL_SEED, describe, evaluate
+from training.imitation import greedy_demonstrations, imitate
+from training.policy import FastMaskablePolicy, PatchworkPolicy
+from training.pool import OpponentPool, SelfPlayVecEnv
+
+
+@dataclass
+class Options:
+    """Everything a run depends on; each field is a command-line flag (``--total-steps``)."""
+
+    total_steps: int = 100_000
+    """Learner moves to train for (all games together)."""
+    seed: int = 0
+    """Seeds the network, the games, the opponent pool and the evaluations."""
+    run_dir: str = ""
+    """Folder for checkpoints, logs and exported models (default: runs/ppo-seed<seed>)."""
+    resume: str = ""
+    """Continue the run saved in this folder; its options apply, except --total-steps and
+    the logging flags when given."""
+    threads: int = 2
+    """CPU threads for the network (torch.set_num_threads)."""
+    n_envs: int = 64
+    """Games played at once."""
+    n_steps: int = 64
+    """Learner moves per game between two updates (an update learns n_envs * n_steps)."""
+    batch_size: int = 1024
+    """Minibatch size of the PPO epochs."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam's step size."""
+    gamma: float = 1.0
+    """Discount factor (the only reward comes at the end of a game)."""
+    gae_lambda: float = 0.95
+    """GAE's bias-variance trade-off."""
+    clip_range: float = 0.2
+    """PPO's clipping of the probability ratio."""
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    net: str = "conv"
+    """Policy network: conv (convolutions over the quilts, see training/policy.py) or mlp."""
+    channels: int = 32
+    """Width of the conv net's convolutions."""
+    hidden: int = 256
+    """Width of the hidden layers (the conv net's context MLP, or each MLP layer)."""
+    imitation_positions: int = 50_000
+    """Positions of greedy play the policy imitates before self-play starts (0: start
+    from a uniform policy); see training/imitation.py."""
+    imitation_epochs: int = 3
+    """Passes over those positions."""
+    reward: str = "score"
+    """score: score_scale times the final score difference; win: +1 / -1."""
+    score_scale: float = 0.02
+    """Reward per point of score difference with --reward score."""
+    random_weight: float = 0.2
+    """Share of the games played against the random player."""
+    greedy_weight: float = 0.3
+    """Share of the games played against the greedy player."""
+    self_weight: float = 0.5
+    """Share of the games played against snapshots of the learner (split equally)."""
+    snapshot_every: int = 5
+    """Updates between two snapshots of the learner added to the pool."""
+    pool_size: int = 8
+    """Most snapshots the pool holds (the oldest is dropped first)."""
+    eval_every: int = 25_000
+    """Steps between two evaluations against random and greedy."""
+    eval_games: int = 100
+    """Games per evaluation and opponent (half as many setups, each played with both
+    seatings)."""
+    final_eval_games: int = 400
+    """Games per opponent of the evaluation at the end of the run."""
+    checkpoint_every: int = 25_000
+    """Steps between two checkpoints (there is always one at the end)."""
+    progress: bool = True
+    """Show a progress bar."""
+    plot: bool = True
+    """Draw learning_curve.png at the end."""
+
+    def validate(self) -> None:
+        """``ValueError`` naming the first option out of its range."""
+        positive = ("total_steps", "threads", "n_envs", "n_steps", "batch_size", "n_epochs",
+                    "learning_rate", "channels", "hidden", "score_scale", "snapshot_every",
+                    "pool_size", "eval_every", "eval_games", "final_eval_games", "imitation_epochs",
+                    "checkpoint_every", "clip_range")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"--{flag(name)} must be positive, got {getattr(self, name)}")
+        choices = {"net": ("conv", "mlp"), "reward": ("win", "score")}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"--{flag(name)} must be one of {', '.join(allowed)}, "
+                                 f"got {getattr(self, name)!r}")
+        if not 0 <= self.gamma <= 1 or not 0 <= self.gae_lambda <= 1:
+            raise ValueError("--gamma and --gae-lambda must lie in 0..1")
+        if self.imitation_positions < 0:
+            raise ValueError("--imitation-positions must be 0 or more")
+        if self.eval_games % 2 or self.final_eval_games % 2:
+            raise ValueError("--eval-games and --final-eval-games must be even")
+        weights = (self.random_weight, self.greedy_weight, self.self_weight)
+        if min(weights) < 0 or not sum(weights) > 0:
+            raise ValueError("the pool weights must be non-negative and not all zero")
+
+
+RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
+"""Options a resumed run may change; the others must match the checkpoint's."""
+
+
+# ---------------------------------------------------------------------------------------
+# command line
+
+
+def flag(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass (read from its source)."""
+    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, following in itertools.pairwise(body):
+        if (isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)):
+            docs[node.target.id] = " ".join(str(following.value.value).split())
+    return docs
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """Reports a bad command line in one line, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
+    """The options from the command line, and the names of those given explicitly."""
+    doc = "\n\n".join((__doc__ or "").split("\n\n")[:2])
+    parser = ArgumentParser(prog="train.py", description=doc,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    docs = field_docs(Options)
+    for f in dataclasses.fields(Options):
+        kind = type(f.default)
+        if kind is bool:  # --flag / --no-flag; argparse appends the default itself
+            parser.add_argument(f"--{flag(f.name)}", action=argparse.BooleanOptionalAction,
+                                default=f.default, help=docs[f.name])
+        else:
+            default = f" (default: {f.default})" if f.default != "" else ""
+            parser.add_argument(f"--{flag(f.name)}", type=kind, default=f.default,
+                                metavar=kind.__name__.upper(), help=docs[f.name] + default)
+    args = parser.parse_args(argv)
+    given = {f.name for f in dataclasses.fields(Options)
+             if getattr(args, f.name) != f.default}
+    opts = Options(**vars(args))
+    try:
+        opts.validate()
+    except ValueError as e:
+        parser.error(str(e))
+    return opts, given
+
+
+# ---------------------------------------------------------------------------------------
+# building a run
+
+
+def build_model(opts: Options, env: SelfPlayVecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO learner for ``opts`` (seeded)."""
+    if opts.net == "conv":
+        policy: Any = PatchworkPolicy
+        policy_kwargs: dict[str, Any] = {"net_kwargs": {"channels": opts.channels,
+                                                        "hidden": opts.hidden}}
+    else:
+        policy = FastMaskablePolicy
+        policy_kwargs = {"net_arch": [opts.hidden, opts.hidden]}
+    return MaskablePPO(policy, env, learning_rate=opts.learning_rate, n_steps=opts.n_steps,
+                       batch_size=opts.batch_size, n_epochs=opts.n_epochs, gamma=opts.gamma,
+                       gae_lambda=opts.gae_lambda, clip_range=opts.clip_range,
+                       ent_coef=opts.ent_coef, vf_coef=opts.vf_coef,
+                       policy_kwargs=policy_kwargs, seed=opts.seed, device="cpu", verbose=0)
+
+
+def make_pool(opts: Options) -> OpponentPool:
+    weights = {"random": opts.random_weight, "greedy": opts.greedy_weight,
+               "self": opts.self_weight}
+    return OpponentPool(weights, opts.pool_size, seed=opts.seed + 1)
+
+
+def resumed_options(opts: Options, given: set[str], saved: dict[str, Any]) -> Options:
+    """The checkpoint's options with the resumable ones given on the command line."""
+    known = {f.name for f in dataclasses.fields(Options)}
+    if set(saved) != known:
+        raise CheckpointError("the checkpoint was written by another version of train.py "
+                              f"(options differ: {sorted(set(saved) ^ known)})")
+    clashes = [f"--{flag(n)} {getattr(opts, n)} (checkpoint: {saved[n]})"
+               for n in sorted(given - set(RESUMABLE)) if getattr(opts, n) != saved[n]]
+    if clashes:
+        raise CheckpointError("the run was trained with other options: "
+                              + ", ".join(clashes))
+    return dataclasses.replace(Options(**saved), **{n: getattr(opts, n) for n in given
+                                                    if n in RESUMABLE})
+
+
+class Run:
+    """The learner, its environment and pool, and the run folder they are saved in."""
+
+    def __init__(self, opts: Options, state: dict[str, Any] | None = None) -> None:
+        self.opts = opts
+        self.dir = Path(opts.run_dir)
+        steps = int(state["steps"]) if state else 0
+        self.pool = make_pool(opts)
+        # The env's games are seeded from the steps done, so a resumed run plays new games.
+        self.env = SelfPlayVecEnv(opts.n_envs, self.pool, seed=opts.seed * 1_000_003 + steps,
+                                  reward=opts.reward, score_scale=opts.score_scale)
+        self.model = build_model(opts, self.env)
+        self.updates = 0
+        self.best = -1.0
+        if state is None:
+            if opts.imitation_positions:
+                self._imitate_greedy()
+            self.pool.add_snapshot(self.model.policy, "self-0")
+        else:
+            self._restore(state)
+
+    def _imitate_greedy(self) -> None:
+        opts = self.opts
+        print(f"imitating the greedy player on {opts.imitation_positions:,} positions",
+              file=sys.stderr)
+        demos = greedy_demonstrations(opts.imitation_positions, opts.seed, opts.reward,
+                                      opts.score_scale)
+        stats = imitate(self.model.policy, demos, opts.imitation_epochs, opts.batch_size,
+                        opts.seed, opts.vf_coef)
+        print(f"  greedy's move is the policy's first choice in {stats['agreement']:.0%} "
+              f"of the positions", file=sys.stderr)
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        policy = self.model.policy
+        try:
+            policy.load_state_dict(state["policy"])
+            policy.optimizer.load_state_dict(state["optimizer"])
+            self.pool.load_state_dict(state["pool"], policy)
+            torch.set_rng_state(state["torch_rng"])
+            self.model.num_timesteps = int(state["steps"])
+            self.updates = int(state["updates"])
+            self.best = float(state["best"])
+        except (KeyError, RuntimeError, TypeError, ValueError) as e:
+            message = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise CheckpointError(f"the checkpoint does not fit this network: {message}"
+                                  ) from None
+
+    def save(self) -> None:
+        """Write the checkpoint (atomically)."""
+        save_checkpoint(self.dir / "checkpoint.pt", {
+            "options": dataclasses.asdict(self.opts),
+            "steps": self.model.num_timesteps,
+            "updates": self.updates,
+            "best": self.best,
+            "policy": self.model.policy.state_dict(),
+            "optimizer": self.model.policy.optimizer.state_dict(),
+            "pool": self.pool.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+        })
+
+    def export(self, name: str) -> Path:
+        """Save the policy as a ``MaskablePPO`` zip without optimiser state (atomically).
+
+        The MLP policy is saved as sb3-contrib's own class (it has the same weights), so
+        ``MaskablePPO.load`` reads it without this repository's code.
+        """
+        path = self.dir / name
+        tmp = self.dir / f"{path.stem}.tmp.zip"
+        model, policy = self.model, self.model.policy
+        optimizer, policy_class = policy.optimizer, model.policy_class
+        policy.optimizer = type(optimizer)(policy.parameters(), **optimizer.defaults)
+        if type(policy) is FastMaskablePolicy:
+            model.policy_class = MaskableActorCriticPolicy
+        try:
+            model.save(tmp)
+        finally:
+            policy.optimizer, model.policy_class = optimizer, policy_class
+        os.replace(tmp, path)
+        return path
+
+
+# ---------------------------------------------------------------------------------------
+# logging
+
+CSV_FIELDS = ("steps", "updates", "wall_s", "steps_per_s", "win_random", "win_random_lo",
+              "win_random_hi", "win_greedy", "win_greedy_lo", "win_greedy_hi",
+              "train_win_random", "train_win_greedy", "train_win_self", "pool_size")
+
+
+class MetricsCsv:
+    """``metrics.csv``: one row per evaluation; a resumed run drops the rows it will redo."""
+
+    def __init__(self, path: Path, resume_from: int | None) -> None:
+        self.path = path
+        rows = self.read(path) if resume_from is not None and path.exists() else []
+        rows = [r for r in rows if int(float(r["steps"])) <= (resume_from or 0)]
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, CSV_FIELDS)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    @staticmethod
+    def read(path: Path) -> list[dict[str, str]]:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+
+    def append(self, row: dict[str, Any]) -> None:
+        with open(self.path, "a", newline="") as f:
+            csv.DictWriter(f, CSV_FIELDS).writerow(
+                {k: f"{v:.4f}" if isinstance(v, float) else v for k, v in row.items()})
+
+
+def next_multiple(steps: int, every: int) -> int:
+    """The first multiple of ``every`` after ``steps``."""
+    return (steps // every + 1) * every
+
+
+class Trainer(BaseCallback):
+    """The periodic work around PPO's updates: snapshots, evaluations, logs, checkpoints."""
+
+    def __init__(self, run: Run, csv_log: MetricsCsv) -> None:
+        super().__init__()
+        self.run = run
+        self.opts = run.opts
+        self.csv = csv_log
+        self.outcomes: dict[str, list[bool]] = {"random": [], "greedy": [], "self": []}
+        self.start_steps = self.last_update = run.model.num_timesteps
+        self.start_time = time.time()
+        self.next_eval = next_multiple(self.start_steps, self.opts.eval_every)
+        self.next_checkpoint = next_multiple(self.start_steps, self.opts.checkpoint_every)
+        self.bar = tqdm(total=self.opts.total_steps, initial=self.start_steps, unit="step",
+                        disable=not self.opts.progress, dynamic_ncols=True, smoothing=0.05)
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done and "opponent" in info:
+                kind = info["opponent"] if info["opponent"] in self.outcomes else "self"
+                self.outcomes[kind].append(bool(info["is_success"]))
+        self.bar.update(self.model.num_timesteps - self.bar.n)
+        return True
+
+    def _on_rollout_start(self) -> None:
+        if self.model.num_timesteps > self.start_steps:
+            self.after_update()
+
+    def _on_training_end(self) -> None:
+        self.after_update()
+        self.bar.close()
+
+    def after_update(self) -> None:
+        """Called once the update following each rollout is done."""
+        run, opts = self.run, self.opts
+        steps = self.model.num_timesteps
+        if steps == self.last_update:  # training ended right after an update
+            return
+        self.last_update = steps
+        run.updates += 1
+        if run.updates % opts.snapshot_every == 0:
+            run.pool.add_snapshot(self.model.policy, f"self-{run.updates}")
+        done = steps >= opts.total_steps
+        if steps >= self.next_eval or done:
+            self.next_eval = next_multiple(steps, opts.eval_every)
+            self.evaluate(steps)
+        if steps >= self.next_checkpoint or done:
+            self.next_checkpoint = next_multiple(steps, opts.checkpoint_every)
+            run.save()
+
+    def evaluate(self, steps: int) -> None:
+        """Play the evaluation matches, then log them and keep the best policy."""
+        policy = self.model.policy
+        policy.set_training_mode(False)
+        results = {name: evaluate(policy, name, self.opts.eval_games)
+                   for name in ("random", "greedy")}
+        score = results["greedy"].win_rate_a + results["random"].win_rate_a / 100
+        if score > self.run.best:
+            self.run.best = score
+            self.run.export("best.zip")
+        elapsed = time.time() - self.start_time
+        row: dict[str, Any] = {"steps": steps, "updates": self.run.updates,
+                               "wall_s": round(elapsed, 1),
+                               "steps_per_s": (steps - self.start_steps) / max(elapsed, 1e-9),
+                               "pool_size": len(self.run.pool.snapshots)}
+        for name, res in results.items():
+            lo, hi = res.ci_a
+            row.update({f"win_{name}": res.win_rate_a, f"win_{name}_lo": lo,
+                        f"win_{name}_hi": hi})
+            self.logger.record(f"eval/win_{name}", res.win_rate_a)
+            self.logger.record(f"eval/win_{name}_lo", lo)
+            self.logger.record(f"eval/win_{name}_hi", hi)
+        for kind, wins in self.outcomes.items():
+            rate = float(np.mean(wins)) if wins else float("nan")
+            row[f"train_win_{kind}"] = rate
+            if wins:
+                self.logger.record(f"train/win_{kind}", rate)
+            wins.clear()
+        self.csv.append(row)
+        self.bar.set_postfix_str(f"vs random {results['random'].win_rate_a:.0%} "
+                                 f"vs greedy {results['greedy'].win_rate_a:.0%}")
+
+
+# ---------------------------------------------------------------------------------------
+# the learning curve
+
+
+def plot_learning_curve(csv_path: Path, out: Path) -> None:
+    """Win rates (with their 95% intervals) against random and greedy over the steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = MetricsCsv.read(csv_path)
+    steps = np.array([float(r["steps"]) for r in rows])
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    for name, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
+        rate, lo, hi = (np.array([float(r[f"win_{name}{s}"]) for r in rows])
+                        for s in ("", "_lo", "_hi"))
+        ax.plot(steps, rate, color=colour, label=f"vs {name}")
+        ax.fill_between(steps, lo, hi, color=colour, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="learner moves", ylabel="win rate (paired games)", ylim=(0, 1),
+           title="Self-play MaskablePPO on Patchwork")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------
+# main
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    torch.set_num_threads(threads)
+    # Argument checks of torch's distributions cost ~5% of a step over 2026 actions.
+    torch.distributions.Distribution.set_default_validate_args(False)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def start(opts: Options, given: set[str]) -> tuple[Run, int | None]:
+    """A new run, or the one saved in ``--resume``; also the step it resumes from."""
+    if not opts.resume:
+        opts.run_dir = opts.run_dir or f"runs/ppo-seed{opts.seed}"
+        seed_everything(opts.seed, opts.threads)
+        Path(opts.run_dir).mkdir(parents=True, exist_ok=True)
+        run = Run(opts)
+        run.save()  # the warm start is not lost if the run is killed early
+        return run, None
+    path = Path(opts.resume) / "checkpoint.pt"
+    if not path.exists():
+        raise CheckpointError(f"no checkpoint to resume: {path} does not exist")
+    state = load_checkpoint(path)
+    if not isinstance(state.get("options"), dict) or "steps" not in state:
+        raise CheckpointError(f"{path} holds no training state")
+    opts = resumed_options(opts, given, state["options"])
+    opts.run_dir = opts.resume
+    seed_everything(opts.seed + int(state["steps"]), opts.threads)
+    return Run(opts, state), int(state["steps"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts, given = parse_options(argv)
+    try:
+        run, resumed_at = start(opts, given)
+    except CheckpointError as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    opts = run.opts
+    model = run.model
+    model.set_logger(configure(str(run.dir / "tb"), ["tensorboard"]))
+    csv_log = MetricsCsv(run.dir / "metrics.csv", resumed_at)
+    remaining = opts.total_steps - model.num_timesteps
+    if remaining > 0:
+        where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
+        print(f"{where}: training to {opts.total_steps:,} steps in {run.dir}", file=sys.stderr)
+        model.learn(remaining, callback=Trainer(run, csv_log), reset_num_timesteps=False)
+    final = run.export("final.zip")
+    if opts.plot and csv_log.path.exists() and MetricsCsv.read(csv_log.path):
+        plot_learning_curve(csv_log.path, run.dir / "learning_curve.png")
+    model.policy.set_training_mode(False)
+    print(f"final evaluation of {final} ({opts.final_eval_games} paired games per opponent):")
+    for name in ("random", "greedy"):
+        print(" ", describe(evaluate(model.policy, name, opts.final_eval_games,
+                                     seed=FINAL_EVAL_SEED)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Measuring the learner: paired-seat matches against fixed players, with intervals.
+
+The games are played and summarised by the code of ``evaluate.py`` (the ``agents``
+package: the same setup seeds, :func:`~agents.arena.play_match` with seats swapped, the
+same Wilson intervals), so the win rates logged during training are those a tournament
+reports. The learner plays its most likely move, as the ``ppo`` agent does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+import agents
+from agents.arena import play_match
+from agents.base import Agent, check_rows
+from agents.tournament import Pairing, setup_seeds, summarise
+from patchwork_env import GameBatch
+from patchwork_env.observation import observe
+
+from .pool import policy_actions
+
+EVAL_SEED = 1
+"""The tournament seed of the evaluations during training."""
+FINAL_EVAL_SEED = 2
+"""The tournament seed of the evaluation at the end of a run: other setups than those that
+chose the best checkpoint."""
+
+
+class PolicyAgent(Agent):
+    """A policy in memory as an agent: the most likely legal move for the player to move."""
+
+    spec = "learner"
+
+    def __init__(self, policy: MaskableActorCriticPolicy, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.policy = policy
+
+    def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
+        rows = check_rows(batch, rows)
+        obs = observe(batch.state[rows], batch.rules, batch.to_move[rows])
+        masks = batch.legal_mask()[rows]
+        return policy_actions(self.policy, obs, masks, deterministic=True)
+
+
+def evaluate(policy: MaskableActorCriticPolicy, opponent: str, games: int,
+             seed: int = EVAL_SEED) -> Pairing:
+    """Play ``games`` paired games (``games / 2`` setups, seats swapped) against the agent
+    ``opponent`` (a registry spec), as ``evaluate.py --games games --seed seed`` would."""
+    records = play_match(PolicyAgent(policy), agents.make(opponent, seed=seed),
+                         setup_seeds(seed, games))
+    return summarise("learner", opponent, records)
+
+
+def describe(result: Pairing) -> str:
+    """``vs greedy:  61.0% of 400 games (95% CI 56.1%..65.6%)``."""
+    lo, hi = result.ci_a
+    return (f"vs {result.b}: {result.win_rate_a:6.1%} of {result.games} games "
+            f"(95% CI {lo:.1%}..{hi:.1%}), mean score difference {result.mean_diff:+.1f}")

@@ -1,0 +1,115 @@
+"""A warm start for self-play: the policy first imitates the greedy player.
+
+PPO from a uniform policy spends most of a short run discovering what any sensible player
+knows (buy patches that pay, fill the quilt tightly). Instead, the greedy player plays
+games against itself, now and then making a random move so that the positions are varied,
+and the policy learns its moves (cross-entropy over the legal actions) while the value
+head learns each position's final reward for the player to move. Self-play then starts
+from a player about as strong as greedy and has to find what greedy misses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch.nn import functional as F
+
+from agents.greedy import GreedyAgent
+from patchwork_env import GameBatch
+from patchwork_env.engine import sample_legal
+from patchwork_env.observation import final_rewards
+
+
+@dataclass
+class Demonstrations:
+    """Positions of greedy play: what the player to move saw, could do, did, and earned."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def greedy_demonstrations(n_positions: int, seed: int, reward: str, score_scale: float,
+                          n_games: int = 256, explore: float = 0.1) -> Demonstrations:
+    """At least ``n_positions`` positions from finished games of greedy against itself.
+
+    With probability ``explore`` a move is played at random instead of greedy's (the
+    recorded action is still greedy's). A position's return is the final reward of the
+    player to move there, as the training environment pays it.
+    """
+    rng = np.random.default_rng(seed)
+    n_games = min(n_games, max(1, n_positions // 50))  # about 50 positions per game
+    batch = GameBatch.new(n_games, seed=seed)
+    greedy = GreedyAgent()
+    rows = np.arange(n_games)
+    obs, masks, actions, seats, games = [], [], [], [], []
+    game_ids = rows.copy()
+    next_id = n_games
+    outcome: dict[int, tuple[np.ndarray, int]] = {}
+    plies = np.zeros(n_games, np.int64)
+    finished_positions = 0
+    while finished_positions < n_positions:
+        mask = batch.legal_mask()
+        chosen = greedy.act(batch, rows)
+        obs.append(batch.observe())
+        masks.append(mask)
+        actions.append(chosen)
+        seats.append(batch.to_move.astype(np.int64))
+        games.append(game_ids.copy())
+        plies += 1
+        played = np.where(rng.random(n_games) < explore, sample_legal(mask, rng), chosen)
+        batch.step(played, check=False)
+        over = np.flatnonzero(batch.done)
+        if len(over):
+            scores, winners = batch.scores(), batch.winners()
+            for row in over.tolist():
+                outcome[int(game_ids[row])] = (scores[row], int(winners[row]))
+            finished_positions += int(plies[over].sum())
+            plies[over] = 0
+            game_ids[over] = np.arange(next_id, next_id + len(over))
+            next_id += len(over)
+            batch.reset_done(rng)
+    ids = np.concatenate(games)
+    keep = np.array([g in outcome for g in ids.tolist()])  # drop unfinished games
+    seat = np.concatenate(seats)[keep]
+    finished = [outcome[g] for g in ids[keep].tolist()]
+    returns = final_rewards(np.array([s for s, _ in finished]),
+                            np.array([w for _, w in finished]), seat, reward, score_scale)
+    return Demonstrations(np.concatenate(obs)[keep], np.concatenate(masks)[keep],
+                          np.concatenate(actions)[keep], returns)
+
+
+def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: int,
+            batch_size: int, seed: int, vf_coef: float = 0.5,
+            max_grad_norm: float = 0.5) -> dict[str, float]:
+    """Fit ``policy`` to the demonstrations with its own optimiser; the last epoch's
+    mean losses and how often the policy's most likely move is greedy's."""
+    rng = np.random.default_rng(seed)
+    obs = torch.as_tensor(demos.obs)
+    actions = torch.as_tensor(demos.actions)
+    returns = torch.as_tensor(demos.returns)
+    policy.set_training_mode(True)
+    stats: dict[str, list[float]] = {}
+    for _ in range(epochs):
+        stats = {"policy_loss": [], "value_loss": [], "agreement": []}
+        for idx in np.array_split(rng.permutation(len(demos)),
+                                  max(1, len(demos) // batch_size)):
+            dist = policy.get_distribution(obs[idx], demos.masks[idx])
+            policy_loss = -dist.log_prob(actions[idx]).mean()
+            value_loss = F.mse_loss(policy.predict_values(obs[idx]).flatten(), returns[idx])
+            policy.optimizer.zero_grad()
+            (policy_loss + vf_coef * value_loss).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+            policy.optimizer.step()
+            agree = (dist.distribution.logits.argmax(-1) == actions[idx]).float().mean()
+            for key, value in zip(stats, (policy_loss, value_loss, agree), strict=True):
+                stats[key].append(value.item())
+    policy.set_training_mode(False)
+    return {key: float(np.mean(values)) for key, values in stats.items()}
