@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from patchwork_env import GameBatch
-from patchwork_env.actions import ADVANCE, LEATHER_BASE, N_CELLS, SLOT_STRIDE
+from patchwork_env.actions import ADVANCE, LEATHER_BASE, SLOT_STRIDE
 from patchwork_env.kernels import apply_action
 from patchwork_env.tables import CELL_MASKS, LIST_CODE, LIST_MASK, LIST_START, PATCH_COST
 
@@ -127,24 +127,31 @@ def position_value(s, p, rule, w):
 
 
 @njit(cache=True)
+def _best_mask(masks, q_lo, q_hi, state, upcoming, rule, w):
+    """Index of the mask in ``masks`` ((k, 2) bitboards) that fits the quilt and leaves it
+    the highest value, -1 if none fits."""
+    best = -1
+    best_v = -np.inf
+    for j in range(masks.shape[0]):
+        m_lo = masks[j, 0]
+        m_hi = masks[j, 1]
+        if (q_lo & m_lo) != 0 or (q_hi & m_hi) != 0:
+            continue
+        v = quilt_value(q_lo | m_lo, q_hi | m_hi, state, upcoming, rule, w, best_v)
+        if v > best_v:
+            best_v = v
+            best = j
+    return best
+
+
+@njit(cache=True)
 def best_leather(s, rule, w):
     """The leather action for the player to move: the cell whose filling helps the quilt most."""
     p = s.to_move
     q_lo = s.quilt[p, 0]
     q_hi = s.quilt[p, 1]
     upcoming = s.circle[: s.circle_len]
-    state = _bonus_state(s, p)
-    best = -1
-    best_v = -np.inf
-    for cell in range(N_CELLS):
-        c_lo = CELL_MASKS[cell, 0]
-        c_hi = CELL_MASKS[cell, 1]
-        if (q_lo & c_lo) != 0 or (q_hi & c_hi) != 0:
-            continue
-        v = quilt_value(q_lo | c_lo, q_hi | c_hi, state, upcoming, rule, w, best_v)
-        if v > best_v:
-            best_v = v
-            best = cell
+    best = _best_mask(CELL_MASKS, q_lo, q_hi, _bonus_state(s, p), upcoming, rule, w)
     return LEATHER_BASE + best
 
 
@@ -163,21 +170,11 @@ def best_placement(s, slot, rule, w):
         upcoming[k] = s.circle[(slot + 1 + k) % n]
     q_lo = s.quilt[p, 0]
     q_hi = s.quilt[p, 1]
-    state = _bonus_state(s, p)
-    best = -1
-    best_v = -np.inf
-    for j in range(LIST_START[patch], LIST_START[patch + 1]):
-        m_lo = LIST_MASK[j, 0]
-        m_hi = LIST_MASK[j, 1]
-        if (q_lo & m_lo) != 0 or (q_hi & m_hi) != 0:
-            continue
-        v = quilt_value(q_lo | m_lo, q_hi | m_hi, state, upcoming, rule, w, best_v)
-        if v > best_v:
-            best_v = v
-            best = j
+    placements = LIST_MASK[LIST_START[patch] : LIST_START[patch + 1]]
+    best = _best_mask(placements, q_lo, q_hi, _bonus_state(s, p), upcoming, rule, w)
     if best < 0:
         return -1
-    return slot * SLOT_STRIDE + np.int64(LIST_CODE[best])
+    return slot * SLOT_STRIDE + np.int64(LIST_CODE[LIST_START[patch] + best])
 
 
 @njit(cache=True)

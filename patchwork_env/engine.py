@@ -14,13 +14,10 @@ The fields are still visible as arrays, e.g. ``batch.buttons`` is an ``(N, 2)`` 
 from __future__ import annotations
 
 import os
-import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
-from numba import njit
 
 from . import kernels
 from .actions import N_ACTIONS, NO_ACTION, format_action
@@ -37,9 +34,6 @@ if TYPE_CHECKING:
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-PARALLEL_MIN_BATCH = 256
-"""Batches at least this large use the multi-threaded kernels (when numba has threads)."""
-
 _ERROR_TEXT = {
     kernels.ERR_GAME_OVER: "the game is over",
     kernels.ERR_OUT_OF_RANGE: f"it is out of range 0..{N_ACTIONS - 1}",
@@ -55,36 +49,12 @@ _ERROR_TEXT = {
 }
 
 
-def _renamed(fn: Any, suffix: str) -> Any:
-    """A copy of ``fn`` under another name.
-
-    numba's on-disk cache tells functions apart by name and bytecode, not by the
-    ``parallel`` flag: compiled from one function, the serial and the parallel kernels
-    would share a cache entry and the first one compiled would serve for both.
-    """
-    name = fn.__name__ + suffix
-    code = fn.__code__.replace(co_name=name)
-    if hasattr(code, "co_qualname"):
-        code = code.replace(co_qualname=fn.__qualname__ + suffix)
-    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    copy.__qualname__ = fn.__qualname__ + suffix
-    copy.__module__ = fn.__module__
-    copy.__doc__ = fn.__doc__
-    return copy
-
-
-def _compile_both(fn: Any) -> tuple[Any, Any]:
-    return njit(cache=True)(fn), njit(cache=True, parallel=True)(_renamed(fn, "_parallel"))
-
-
-_KERNELS = {name: _compile_both(fn) for name, fn in kernels.BATCH_KERNELS.items()}
+_KERNELS = {name: kernels.compile_serial_and_parallel(fn)
+            for name, fn in kernels.BATCH_KERNELS.items()}
 
 
 def _kernel(name: str, n: int) -> Any:
-    serial, parallel = _KERNELS[name]
-    if n >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
-        return parallel
-    return serial
+    return kernels.pick(_KERNELS[name], n)
 
 
 def random_setup(rng: np.random.Generator) -> tuple[np.ndarray, int]:

@@ -11,6 +11,10 @@ module constants and compiled in.
 
 from __future__ import annotations
 
+import types
+from typing import Any
+
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -548,3 +552,41 @@ def checked_step_one(state, row, a, income_before, leather_spaces, bonus_squares
     if error == OK:
         apply_action(state[row], a, income_before, leather_spaces, bonus_squares, track_end)
     return error
+
+
+# ---------------------------------------------------------------------------------------
+# compiling batch kernels twice
+
+PARALLEL_MIN_BATCH = 256
+"""Batches at least this large use the multi-threaded kernels (when numba has threads)."""
+
+
+def _renamed(fn: Any, suffix: str) -> Any:
+    """A copy of ``fn`` under another name.
+
+    numba's on-disk cache tells functions apart by name and bytecode, not by the
+    ``parallel`` flag: compiled from one function, the serial and the parallel kernels
+    would share a cache entry and the first one compiled would serve for both.
+    """
+    name = fn.__name__ + suffix
+    code = fn.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):
+        code = code.replace(co_qualname=fn.__qualname__ + suffix)
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = fn.__qualname__ + suffix
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return copy
+
+
+def compile_serial_and_parallel(fn: Any) -> tuple[Any, Any]:
+    """``fn`` compiled serial and multi-threaded, each with its own on-disk cache."""
+    return njit(cache=True)(fn), njit(cache=True, parallel=True)(_renamed(fn, "_parallel"))
+
+
+def pick(kernels: tuple[Any, Any], n: int) -> Any:
+    """The serial or the parallel kernel of a pair, for a batch of ``n`` games."""
+    serial, parallel = kernels
+    if n >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
+        return parallel
+    return serial

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from .actions import N_CELLS
-from .kernels import STATE_DTYPE
+from .kernels import STATE_DTYPE, compile_serial_and_parallel, pick
 from .patches import N_PATCHES, PATCHES
 from .rules import BOARD_SIZE, Rules
 
@@ -211,24 +211,14 @@ def _observe_row(s, p, row, income_spaces, leather_spaces, track_end, patch_feat
             row[LEATHER_AT + x] = 1.0
 
 
-# Two separate kernels rather than one compiled twice: each needs its own on-disk cache.
-@njit(cache=True)
-def _observe_serial(state, players, out, income_spaces, leather_spaces, track_end,
+def _observe_kernel(state, players, out, income_spaces, leather_spaces, track_end,
                     patch_features):
-    for i in range(state.shape[0]):
-        _observe_row(state[i], players[i], out[i], income_spaces, leather_spaces, track_end,
-                     patch_features)
-
-
-@njit(cache=True, parallel=True)
-def _observe_parallel(state, players, out, income_spaces, leather_spaces, track_end,
-                      patch_features):
     for i in prange(state.shape[0]):
         _observe_row(state[i], players[i], out[i], income_spaces, leather_spaces, track_end,
                      patch_features)
 
 
-PARALLEL_MIN_BATCH = 256
+_OBSERVE_KERNELS = compile_serial_and_parallel(_observe_kernel)
 
 
 def observe(state: np.ndarray, rules: Rules, players: Any = None,
@@ -248,9 +238,8 @@ def observe(state: np.ndarray, rules: Rules, players: Any = None,
         out = np.empty((n, lay.size), np.float32)
     elif out.shape != (n, lay.size) or out.dtype != np.float32 or not out.flags.c_contiguous:
         raise ValueError(f"out must be a C-contiguous float32 array of shape {(n, lay.size)}")
-    kernel = _observe_parallel if n >= PARALLEL_MIN_BATCH else _observe_serial
-    kernel(state, seats, out, lay.income_spaces, lay.leather_spaces, rules.track_end,
-           PATCH_FEATURES)
+    pick(_OBSERVE_KERNELS, n)(state, seats, out, lay.income_spaces, lay.leather_spaces,
+                              rules.track_end, PATCH_FEATURES)
     return out
 
 
