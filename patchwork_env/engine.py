@@ -65,11 +65,10 @@ def random_setup(rng: np.random.Generator) -> tuple[np.ndarray, int]:
 
 def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` random circles ``(n, 33)`` (patch 0 last) and first players ``(n,)``."""
-    others = np.arange(1, N_PATCHES, dtype=np.int8)
     circles = np.empty((n, N_PATCHES), dtype=np.int8)
-    circles[:, :-1] = rng.permuted(np.broadcast_to(others, (n, N_PATCHES - 1)), axis=1)
-    circles[:, -1] = FIRST_PATCH_ID
-    return circles, rng.integers(0, 2, size=n).astype(np.int8)
+    first = np.empty(n, dtype=np.int8)
+    _kernel("setups", n)(_seed_from(rng), FIRST_PATCH_ID, circles, first)
+    return circles, first
 
 
 def check_circle(circle: Any) -> np.ndarray:
@@ -153,15 +152,20 @@ class GameBatch:
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
         idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
-        circles, first = random_setups(self.rng if rng is None else rng, len(idx))
-        self._set_up(idx, circles, first)
+        seed = _seed_from(self.rng if rng is None else rng)
+        _kernel("start_games", len(idx))(self._state, idx, seed, FIRST_PATCH_ID,
+                                         self.rules.start_buttons)
 
     def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
-        """Start new random games wherever a game is over; returns the rows reset."""
-        rows = np.flatnonzero(self._views["to_move"] < 0)
-        if len(rows):
-            self.reset(rows, rng)
-        return rows
+        """Start new random games wherever a game is over; returns the rows reset.
+
+        The same as ``reset(rows, rng)`` with those rows, in one compiled pass.
+        """
+        rows = np.empty(len(self), np.int64)
+        seed = _seed_from(self.rng if rng is None else rng)
+        n = kernels.restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons,
+                                     rows)
+        return rows[:n]
 
     def _set_up(self, rows: np.ndarray, circles: np.ndarray, first: np.ndarray) -> None:
         fresh = np.zeros(len(rows), STATE_DTYPE)
@@ -305,7 +309,7 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator | int | None = None)
         mask = mask.astype(np.bool_)
     out = np.empty(len(mask), np.int64)
     seed = _seed_from(np.random.default_rng() if rng is None else rng)
-    _kernel("sample_mask", len(mask))(np.ascontiguousarray(mask), seed, out)
+    _kernel("sample_mask", len(mask))(np.ascontiguousarray(mask).view(np.uint8), seed, out)
     return out
 
 

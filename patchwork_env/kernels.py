@@ -16,7 +16,10 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba import types as nb_types
+from numba.core.extending import intrinsic
 
 from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, N_CELLS, SLOT_STRIDE
 from .patches import LEATHER_ID, N_PATCHES
@@ -231,13 +234,9 @@ def _buyable_patch(s, p, slot):
     return patch if PATCH_COST[patch] <= s.buttons[p] else -1
 
 
-@njit(cache=True, inline="always")
-def _visit_legal(s, out, as_mask):
-    """Record the legal actions of ``s`` in increasing order; returns how many.
-
-    ``as_mask``: set ``out[action] = True`` (``out`` is a cleared mask row); otherwise
-    write the actions to ``out[0], out[1], ...``.
-    """
+@njit(cache=True)
+def enumerate_legal(s, out):
+    """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
     n = 0
     if s.to_move < 0:
         return 0
@@ -245,10 +244,7 @@ def _visit_legal(s, out, as_mask):
     if s.pending_leather > 0:
         for cell in range(N_CELLS):
             if _cell_empty(s, p, cell):
-                if as_mask:
-                    out[LEATHER_BASE + cell] = True
-                else:
-                    out[n] = LEATHER_BASE + cell
+                out[n] = LEATHER_BASE + cell
                 n += 1
         return n
     empty_lo, empty_hi = _empty_words(s, p)
@@ -263,31 +259,91 @@ def _visit_legal(s, out, as_mask):
                 bits = hi if w else lo
                 while bits:
                     low = bits & (~bits + _U1)
-                    action = base + w * 64 + popcount(low - _U1)
-                    if as_mask:
-                        out[action] = True
-                    else:
-                        out[n] = action
+                    out[n] = base + w * 64 + popcount(low - _U1)
                     n += 1
                     bits ^= low
-    if as_mask:
-        out[ADVANCE] = True
-    else:
-        out[n] = ADVANCE
+    out[n] = ADVANCE
     return n + 1
 
 
-@njit(cache=True)
-def enumerate_legal(s, out):
-    """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
-    return _visit_legal(s, out, False)
+@intrinsic
+def _store_u64(typingctx, row, offset, value):
+    """Store the ``uint64`` ``value`` at byte ``offset`` of the byte array ``row``.
+
+    An unaligned 8-byte store: mask blocks start at any byte, and a numpy view per store
+    would cost more than the store itself.
+    """
+
+    def codegen(context, builder, signature, args):
+        row_v, offset_v, value_v = args
+        data = context.make_array(signature.args[0])(context, builder, row_v).data
+        target = builder.bitcast(builder.gep(data, [offset_v]), ir.IntType(64).as_pointer())
+        builder.store(value_v, target).align = 1
+        return context.get_dummy_value()
+
+    return nb_types.void(row, offset, value), codegen
+
+
+@intrinsic
+def _load_u64(typingctx, row, offset):
+    """The ``uint64`` at byte ``offset`` of the byte array ``row`` (an unaligned load)."""
+
+    def codegen(context, builder, signature, args):
+        row_v, offset_v = args
+        data = context.make_array(signature.args[0])(context, builder, row_v).data
+        source = builder.bitcast(builder.gep(data, [offset_v]), ir.IntType(64).as_pointer())
+        value = builder.load(source)
+        value.align = 1
+        return value
+
+    return nb_types.uint64(row, offset), codegen
+
+
+_SPREAD = np.uint64(0x8040201008040201)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def _byte_to_bools(b):
+    """The 8 bits of the byte ``b`` as 8 bytes of 0 or 1, bit 0 in the lowest byte."""
+    return ((((b * _H01) & _SPREAD) + _LOW7) & _HIGH) >> np.uint64(7)
+
+
+@njit(cache=True, inline="always")
+def _write_anchors(row, base, lo, hi):
+    """``row[base + a] = bit a`` of an 81-cell bitboard, eight cells per store, no branches."""
+    for j in range(8):
+        _store_u64(row, base + 8 * j, _byte_to_bools((lo >> np.uint64(8 * j)) & _BYTE))
+    _store_u64(row, base + 64, _byte_to_bools(hi & _BYTE))
+    _store_u64(row, base + 72, _byte_to_bools((hi >> np.uint64(8)) & _BYTE))
+    row[base + 80] = (hi >> np.uint64(16)) & _U1
 
 
 @njit(cache=True)
 def write_legal_mask(s, row):
-    """Write the legal mask of game ``s`` into ``row``."""
-    row[:] = False
-    _visit_legal(s, row, True)
+    """Write the legal mask of game ``s`` into the byte row ``row`` (a bool row's bytes).
+
+    Every canonical orientation of a buyable patch writes its whole 81-entry block from
+    the bitboard of its free anchors; everything else stays cleared.
+    """
+    row[:] = 0
+    if s.to_move < 0:
+        return
+    p = s.to_move
+    empty_lo, empty_hi = _empty_words(s, p)
+    if s.pending_leather > 0:
+        _write_anchors(row, LEATHER_BASE, empty_lo, empty_hi)
+        return
+    for slot in range(3):
+        patch = _buyable_patch(s, p, slot)
+        if patch < 0:
+            continue
+        for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
+            lo, hi = _free_anchors(e, empty_lo, empty_hi)
+            _write_anchors(row, slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS, lo, hi)
+    row[ADVANCE] = 1
 
 
 @njit(cache=True, inline="always")
@@ -441,7 +497,7 @@ def apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end):
 
 def legal_mask_kernel(state, out):
     for i in prange(state.shape[0]):
-        write_legal_mask(state[i], out[i])
+        write_legal_mask(state[i], out[i].view(np.uint8))
 
 
 def check_kernel(state, actions, errors):
@@ -477,41 +533,136 @@ def playout_kernel(state, seed, income_before, leather_spaces, bonus_squares, tr
             apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
 
 
-_BLOCK = 32
+_LANES = np.uint64(0x00FF00FF00FF00FF)
+_H16 = np.uint64(0x0001000100010001)
+_WORDS_PER_BLOCK = 32
+
+
+@njit(cache=True, inline="always")
+def _bytes_set(word):
+    """How many of the 8 bytes of a mask word are set (each byte is 0 or 1)."""
+    return np.int64((word * _H01) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _lanes_total(lanes):
+    """The sum of the 8 byte lanes of ``lanes`` (each at most 255)."""
+    lanes = (lanes & _LANES) + ((lanes >> np.uint64(8)) & _LANES)
+    return np.int64((lanes * _H16) >> np.uint64(48))
+
+
+@njit(cache=True, inline="always")
+def _words_set(row, lo, hi):
+    """Set bytes in the mask words ``lo..hi-1`` of ``row`` (at most 255 words): a plain sum
+    of the words cannot carry between byte lanes."""
+    lanes = np.uint64(0)
+    for j in range(lo, hi):
+        lanes += _load_u64(row, 8 * j)
+    return _lanes_total(lanes)
 
 
 def sample_mask_kernel(mask, seed, out):
-    """One action per row drawn uniformly from the set entries of a legal mask, -1 if none.
+    """One action per row drawn uniformly from the set entries of a byte mask, -1 if none.
 
-    Counts the set entries per block of 32 (a loop the compiler vectorises), then finds the
-    drawn entry inside its block.
+    Reads each row 8 entries at a time: counts the set entries with one sum of its words,
+    draws one, then walks blocks of words and words to the drawn entry.
     """
     width = mask.shape[1]
-    n_blocks = (width + _BLOCK - 1) // _BLOCK
+    n_words = width // 8  # 253 for the action mask: under the 255 that _words_set allows
     for i in prange(mask.shape[0]):
-        row = mask[i].view(np.uint8)
-        sums = np.empty(n_blocks, np.int64)
-        total = 0
-        for b in range(n_blocks):
-            t = 0
-            for a in range(b * _BLOCK, min(b * _BLOCK + _BLOCK, width)):
-                t += row[a]
-            sums[b] = t
-            total += t
+        row = mask[i]
+        total = _words_set(row, 0, n_words)
+        for a in range(n_words * 8, width):
+            total += row[a]
         out[i] = -1
         if total == 0:
             continue
         _, k = _random_below(row_seed(seed, i), total)
-        b = 0
-        while k >= sums[b]:
-            k -= sums[b]
-            b += 1
-        for a in range(b * _BLOCK, min(b * _BLOCK + _BLOCK, width)):
+        start = n_words * 8  # where the drawn entry is searched entry by entry
+        for lo in range(0, n_words, _WORDS_PER_BLOCK):
+            hi = min(lo + _WORDS_PER_BLOCK, n_words)
+            c = _words_set(row, lo, hi)
+            if k < c:
+                for j in range(lo, hi):
+                    c = _bytes_set(_load_u64(row, 8 * j))
+                    if k < c:
+                        start = j * 8
+                        break
+                    k -= c
+                break
+            k -= c
+        for a in range(start, width):
             if row[a]:
                 if k == 0:
                     out[i] = a
                     break
                 k -= 1
+
+
+@njit(cache=True, inline="always")
+def _shuffle_circle(rng, first_patch, circle):
+    """Fill ``circle`` with every patch id, ``first_patch`` last and the others shuffled
+    (Fisher-Yates); returns the advanced generator state."""
+    n_ids = circle.shape[0]
+    m = 0
+    for patch in range(n_ids):
+        if patch != first_patch:
+            circle[m] = patch
+            m += 1
+    for j in range(n_ids - 2, 0, -1):
+        rng, k = _random_below(rng, j + 1)
+        t = circle[j]
+        circle[j] = circle[k]
+        circle[k] = t
+    circle[n_ids - 1] = first_patch
+    return rng
+
+
+@njit(cache=True, inline="always")
+def _random_setup(rng, first_patch, circle):
+    """A random circle into ``circle``; returns ``(rng, first player)``."""
+    rng = _shuffle_circle(rng, first_patch, circle)
+    return _random_below(rng, 2)
+
+
+@njit(cache=True, inline="always")
+def _start_game(s, rng, first_patch, start_buttons):
+    """Overwrite ``s`` with a new game set up at random from ``rng``."""
+    s.quilt[:, :] = 0
+    s.cell_patches[:, :] = -1
+    s.buttons[:] = start_buttons
+    s.position[:] = 0
+    s.income[:] = 0
+    _, s.to_move = _random_setup(rng, first_patch, s.circle)
+    s.circle_len = s.circle.shape[0]
+    s.pending_leather = 0
+    s.bonus_owner = -1
+    s.first_to_finish = -1
+
+
+def setups_kernel(seed, first_patch, circles, first_players):
+    """Random starting circles and first players; row ``j`` uses its own generator state."""
+    for j in prange(circles.shape[0]):
+        _, first_players[j] = _random_setup(row_seed(seed, j), first_patch, circles[j])
+
+
+def start_games_kernel(state, rows, seed, first_patch, start_buttons):
+    """New random games in ``state[rows]``, set up as :func:`setups_kernel` would."""
+    for j in prange(rows.shape[0]):
+        _start_game(state[rows[j]], row_seed(seed, j), first_patch, start_buttons)
+
+
+@njit(cache=True)
+def restart_finished(state, seed, first_patch, start_buttons, rows):
+    """New random games wherever a game is over; writes their rows to ``rows``, returns how
+    many. The ``j``-th restarted game is set up as ``start_games_kernel`` sets up its ``j``-th."""
+    n = 0
+    for i in range(state.shape[0]):
+        if state[i].to_move < 0:
+            _start_game(state[i], row_seed(seed, n), first_patch, start_buttons)
+            rows[n] = i
+            n += 1
+    return n
 
 
 def scores_kernel(state, bonus_points, out):
@@ -531,6 +682,8 @@ BATCH_KERNELS = {
     "random_actions": random_actions_kernel,
     "playout": playout_kernel,
     "sample_mask": sample_mask_kernel,
+    "setups": setups_kernel,
+    "start_games": start_games_kernel,
     "scores": scores_kernel,
     "winners": winners_kernel,
 }

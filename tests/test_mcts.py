@@ -74,7 +74,8 @@ def test_a_full_tree_keeps_searching() -> None:
 
 def test_time_budget_is_kept() -> None:
     agent = MCTSAgent("0.1s", seed=0)
-    game = midgame(6)
+    game = midgame(7)
+    assert len(game.legal_actions()) > 1  # a real choice, so the agent searches
     agent.act_game(game)  # warm up
     start = time.perf_counter()
     action = agent.act_game(game)

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from patchwork_env import ADVANCE, LEATHER_BASE, Game, GameBatch
 from patchwork_env.actions import SLOT_STRIDE
-from patchwork_env.engine import sample_legal
+from patchwork_env.engine import random_setups, sample_legal
+from patchwork_env.kernels import PARALLEL_MIN_BATCH
 from patchwork_env.patches import PATCHES
 from patchwork_env.rules import PRESETS
 from patchwork_env.tables import words_to_cells
@@ -168,6 +169,60 @@ def test_the_legal_mask_holds_exactly_the_legal_actions() -> None:
             listed = batch.game(row).legal_actions()
             assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
         batch.step(batch.random_actions(rng))
+
+
+def test_the_multithreaded_legal_mask_holds_exactly_the_legal_actions() -> None:
+    batch = GameBatch.new(2 * PARALLEL_MIN_BATCH, seed=9)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        mask = batch.legal_mask()
+        for row in range(0, len(batch), 7):
+            listed = batch.game(row).legal_actions()
+            assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
+        batch.step(batch.random_actions(rng))
+        batch.reset_done(rng)
+
+
+def test_reset_games_start_as_the_drawn_setups() -> None:
+    batch = GameBatch.new(300, seed=10)
+    circles, first = random_setups(np.random.default_rng(1), 300)
+    expected = GameBatch.from_setups(circles, first)
+    np.testing.assert_array_equal(batch.state, GameBatch.new(300, seed=10).state)
+    batch.reset(rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(batch.state, expected.state)
+
+
+def test_reset_done_restarts_exactly_the_finished_games_as_reset_would() -> None:
+    batch = GameBatch.new(40, seed=11)
+    rng = np.random.default_rng(6)
+    for _ in range(43):
+        batch.step(batch.random_actions(rng))
+    finished = np.flatnonzero(batch.done)
+    assert 0 < len(finished) < len(batch)
+    expected = batch.copy()
+    expected.reset(finished, np.random.default_rng(7))
+    assert batch.reset_done(np.random.default_rng(7)).tolist() == finished.tolist()
+    np.testing.assert_array_equal(batch.state, expected.state)
+
+
+@pytest.mark.parametrize("density", [0.0005, 0.01, 0.3, 1.0])
+@pytest.mark.parametrize("rows", [5, 2 * PARALLEL_MIN_BATCH])
+def test_draws_from_random_masks_land_on_set_entries(density: float, rows: int) -> None:
+    mask = np.random.default_rng(4).random((rows, 2026)) < density
+    actions = sample_legal(mask, 7)
+    empty = ~mask.any(axis=1)
+    assert (actions[empty] == -1).all()
+    assert mask[~empty, actions[~empty]].all()
+
+
+def test_random_setups_are_valid_and_vary() -> None:
+    circles, first = random_setups(np.random.default_rng(5), 3300)
+    assert (np.sort(circles, axis=1) == np.arange(33)).all()
+    assert (circles[:, -1] == 0).all()
+    # each of the 32 other patches leads the circle about equally often (chi2, 31 dof)
+    counts = np.bincount(circles[:, 0], minlength=33)[1:]
+    assert ((counts - 3300 / 32) ** 2 / (3300 / 32)).sum() < 70
+    assert 1500 < first.sum() < 1800
 
 
 def test_sampling_from_a_mask_is_uniform_over_its_set_entries() -> None:
