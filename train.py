@@ -44,10 +44,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
+import agents
 from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from training.evaluation import FINAL_EVAL_SEED, describe, evaluate
-from training.imitation import greedy_demonstrations, imitate
-from training.policy import FastMaskablePolicy, PatchworkPolicy
+from training.imitation import demonstrations, imitate
+from training.policy import NETS, FastMaskablePolicy, PatchworkPolicy
 from training.pool import OpponentPool, SelfPlayVecEnv
 
 
@@ -86,17 +87,23 @@ class Options:
     """Weight of the entropy bonus."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
-    net: str = "conv"
-    """Policy network: conv (convolutions over the quilts, see training/policy.py) or mlp."""
+    net: str = "stencil"
+    """Policy network (see training/policy.py): stencil (convolutions over the quilts,
+    placements scored through each patch's shape), conv (placements as plain planes of
+    logits) or mlp."""
     channels: int = 32
     """Width of the conv net's convolutions."""
     hidden: int = 256
     """Width of the hidden layers (the conv net's context MLP, or each MLP layer)."""
-    imitation_positions: int = 50_000
-    """Positions of greedy play the policy imitates before self-play starts (0: start
-    from a uniform policy); see training/imitation.py."""
-    imitation_epochs: int = 3
+    teacher: str = "greedy"
+    """The agent the policy imitates before self-play (a registry spec, e.g. mcts:100)."""
+    imitation_positions: int = 30_000
+    """Positions of the teacher's play the policy imitates before self-play starts (0:
+    start from a uniform policy); see training/imitation.py."""
+    imitation_epochs: int = 4
     """Passes over those positions."""
+    imitation_learning_rate: float = 1e-3
+    """Adam's step size while imitating."""
     reward: str = "score"
     """score: score_scale times the final score difference; win: +1 / -1."""
     score_scale: float = 0.02
@@ -130,11 +137,12 @@ class Options:
         positive = ("total_steps", "threads", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "learning_rate", "channels", "hidden", "score_scale", "snapshot_every",
                     "pool_size", "eval_every", "eval_games", "final_eval_games", "imitation_epochs",
+                    "imitation_learning_rate",
                     "checkpoint_every", "clip_range")
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"--{flag(name)} must be positive, got {getattr(self, name)}")
-        choices = {"net": ("conv", "mlp"), "reward": ("win", "score")}
+        choices = {"net": (*NETS, "mlp"), "reward": ("win", "score")}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"--{flag(name)} must be one of {', '.join(allowed)}, "
@@ -143,6 +151,12 @@ class Options:
             raise ValueError("--gamma and --gae-lambda must lie in 0..1")
         if self.imitation_positions < 0:
             raise ValueError("--imitation-positions must be 0 or more")
+        if self.teacher.split(":")[0] == "human":
+            raise ValueError("--teacher must be an agent that plays by itself, not human")
+        try:
+            agents.make(self.teacher)
+        except ValueError as e:
+            raise ValueError(f"--teacher: {e}") from None
         if self.eval_games % 2 or self.final_eval_games % 2:
             raise ValueError("--eval-games and --final-eval-games must be even")
         weights = (self.random_weight, self.greedy_weight, self.self_weight)
@@ -212,9 +226,10 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
 
 def build_model(opts: Options, env: SelfPlayVecEnv) -> MaskablePPO:
     """A fresh MaskablePPO learner for ``opts`` (seeded)."""
-    if opts.net == "conv":
+    if opts.net in NETS:
         policy: Any = PatchworkPolicy
-        policy_kwargs: dict[str, Any] = {"net_kwargs": {"channels": opts.channels,
+        policy_kwargs: dict[str, Any] = {"net_kwargs": {"kind": opts.net,
+                                                        "channels": opts.channels,
                                                         "hidden": opts.hidden}}
     else:
         policy = FastMaskablePolicy
@@ -263,21 +278,22 @@ class Run:
         self.best = -1.0
         if state is None:
             if opts.imitation_positions:
-                self._imitate_greedy()
+                self._imitate_teacher()
             self.pool.add_snapshot(self.model.policy, "self-0")
         else:
             self._restore(state)
 
-    def _imitate_greedy(self) -> None:
+    def _imitate_teacher(self) -> None:
         opts = self.opts
-        print(f"imitating the greedy player on {opts.imitation_positions:,} positions",
+        print(f"imitating {opts.teacher} on {opts.imitation_positions:,} positions",
               file=sys.stderr)
-        demos = greedy_demonstrations(opts.imitation_positions, opts.seed, opts.reward,
-                                      opts.score_scale)
+        demos = demonstrations(opts.teacher, opts.imitation_positions, opts.seed, opts.reward,
+                               opts.score_scale, progress=opts.progress)
         stats = imitate(self.model.policy, demos, opts.imitation_epochs, opts.batch_size,
-                        opts.seed, opts.vf_coef)
-        print(f"  greedy's move is the policy's first choice in {stats['agreement']:.0%} "
-              f"of the positions", file=sys.stderr)
+                        opts.seed, opts.imitation_learning_rate, opts.vf_coef,
+                        progress=opts.progress)
+        print(f"  {opts.teacher}'s move is the policy's first choice in "
+              f"{stats['agreement']:.0%} of the positions", file=sys.stderr)
 
     def _restore(self, state: dict[str, Any]) -> None:
         policy = self.model.policy
@@ -387,6 +403,10 @@ class Trainer(BaseCallback):
                 self.outcomes[kind].append(bool(info["is_success"]))
         self.bar.update(self.model.num_timesteps - self.bar.n)
         return True
+
+    def _on_training_start(self) -> None:
+        if self.start_steps == 0:  # where self-play starts from (after the warm start)
+            self.evaluate(0)
 
     def _on_rollout_start(self) -> None:
         if self.model.num_timesteps > self.start_steps:

@@ -18,6 +18,7 @@ from patchwork_env.observation import layout
 from patchwork_env.rules import get_rules
 from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from training.evaluation import PolicyAgent
+from training.imitation import demonstrations, imitate
 from training.policy import FastMaskablePolicy
 from training.pool import OpponentPool
 
@@ -28,7 +29,7 @@ TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs",
         "--eval-every", "256", "--checkpoint-every", "256", "--eval-games", "2",
         "--final-eval-games", "2", "--imitation-positions", "500", "--imitation-epochs", "1",
         "--threads", "1", "--no-progress"]
-"""A run small enough for a test (the default conv net, narrow): 256 steps per update."""
+"""A run small enough for a test (the default net, narrow): 256 steps per update."""
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_tiny_run_writes_its_outputs(tiny_run: Path) -> None:
                  "learning_curve.png"):
         assert (tiny_run / name).is_file(), name
     rows = train.MetricsCsv.read(tiny_run / "metrics.csv")
-    assert [int(r["steps"]) for r in rows] == [256, 512]
+    assert [int(r["steps"]) for r in rows] == [0, 256, 512]  # 0: after the warm start
     state = load_checkpoint(tiny_run / "checkpoint.pt")
     assert state["steps"] == 512 and state["updates"] == 2
     # self-0 at the start, then one snapshot per update; the pool keeps the last two
@@ -127,12 +128,31 @@ def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: P
 
 def test_bad_flags_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--no-such-flag"], ["--n-envs", "0"], ["--net", "transformer"],
-                 ["--total-steps", "many"]):
+                 ["--total-steps", "many"], ["--teacher", "oracle"], ["--teacher", "human"]):
         with pytest.raises(SystemExit) as exc:
             train.parse_options(argv)
         assert exc.value.code == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("train.py: error:") and "\n" not in err
+
+
+def test_demonstrations_record_legal_teacher_moves_and_final_rewards() -> None:
+    demos = demonstrations("mcts:20", 300, seed=3, reward="win", score_scale=0.02,
+                           n_games=8)
+    assert len(demos) >= 300
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()
+    assert set(np.unique(demos.returns).tolist()) == {-1.0, 1.0}
+
+
+def test_imitation_learns_the_teacher_and_restores_the_step_size() -> None:
+    demos = demonstrations("greedy", 400, seed=4, reward="score", score_scale=0.02,
+                           n_games=8)
+    policy = small_policy()
+    rate = policy.optimizer.param_groups[0]["lr"]
+    first = imitate(policy, demos, 1, 64, seed=0, learning_rate=3e-3)
+    later = imitate(policy, demos, 5, 64, seed=0, learning_rate=3e-3)
+    assert later["policy_loss"] < first["policy_loss"]
+    assert policy.optimizer.param_groups[0]["lr"] == rate
 
 
 def test_pool_samples_by_weight_and_seed() -> None:

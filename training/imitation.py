@@ -1,11 +1,12 @@
-"""A warm start for self-play: the policy first imitates the greedy player.
+"""A warm start for self-play: the policy first imitates a teacher (greedy by default).
 
 PPO from a uniform policy spends most of a short run discovering what any sensible player
-knows (buy patches that pay, fill the quilt tightly). Instead, the greedy player plays
-games against itself, now and then making a random move so that the positions are varied,
-and the policy learns its moves (cross-entropy over the legal actions) while the value
-head learns each position's final reward for the player to move. Self-play then starts
-from a player about as strong as greedy and has to find what greedy misses.
+knows (buy patches that pay, fill the quilt tightly). Instead, a teacher from the agent
+registry (``greedy``, or a stronger and slower one such as ``mcts:100``) plays games
+against itself, now and then making a random move so that the positions are varied, and
+the policy learns its moves (cross-entropy over the legal actions) while the value head
+learns each position's final reward for the player to move. Self-play then starts from a
+player close to the teacher and has to find what the teacher misses.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.nn import functional as F
+from tqdm import tqdm, trange
 
-from agents.greedy import GreedyAgent
+import agents
 from patchwork_env import GameBatch
 from patchwork_env.engine import sample_legal
 from patchwork_env.observation import final_rewards
@@ -25,7 +27,8 @@ from patchwork_env.observation import final_rewards
 
 @dataclass
 class Demonstrations:
-    """Positions of greedy play: what the player to move saw, could do, did, and earned."""
+    """Positions of a teacher's play: what the player to move saw, could do, did, and
+    earned."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -36,18 +39,22 @@ class Demonstrations:
         return len(self.actions)
 
 
-def greedy_demonstrations(n_positions: int, seed: int, reward: str, score_scale: float,
-                          n_games: int = 256, explore: float = 0.1) -> Demonstrations:
-    """At least ``n_positions`` positions from finished games of greedy against itself.
+def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
+                   score_scale: float, n_games: int = 256, explore: float = 0.1,
+                   progress: bool = False) -> Demonstrations:
+    """At least ``n_positions`` positions from finished games of ``teacher`` (an agent
+    spec) against itself.
 
-    With probability ``explore`` a move is played at random instead of greedy's (the
-    recorded action is still greedy's). A position's return is the final reward of the
-    player to move there, as the training environment pays it.
+    With probability ``explore`` a move is played at random instead of the teacher's (the
+    recorded action is still the teacher's). A position's return is the final reward of
+    the player to move there, as the training environment pays it.
     """
     rng = np.random.default_rng(seed)
     n_games = min(n_games, max(1, n_positions // 50))  # about 50 positions per game
     batch = GameBatch.new(n_games, seed=seed)
-    greedy = GreedyAgent()
+    player = agents.make(teacher, seed=seed)
+    bar = tqdm(total=n_positions, unit="position", disable=not progress, dynamic_ncols=True,
+               desc=f"{teacher} plays")
     rows = np.arange(n_games)
     obs, masks, actions, seats, games = [], [], [], [], []
     game_ids = rows.copy()
@@ -57,7 +64,7 @@ def greedy_demonstrations(n_positions: int, seed: int, reward: str, score_scale:
     finished_positions = 0
     while finished_positions < n_positions:
         mask = batch.legal_mask()
-        chosen = greedy.act(batch, rows)
+        chosen = player.act(batch, rows)
         obs.append(batch.observe())
         masks.append(mask)
         actions.append(chosen)
@@ -72,10 +79,12 @@ def greedy_demonstrations(n_positions: int, seed: int, reward: str, score_scale:
             for row in over.tolist():
                 outcome[int(game_ids[row])] = (scores[row], int(winners[row]))
             finished_positions += int(plies[over].sum())
+            bar.update(min(int(plies[over].sum()), n_positions - bar.n))
             plies[over] = 0
             game_ids[over] = np.arange(next_id, next_id + len(over))
             next_id += len(over)
             batch.reset_done(rng)
+    bar.close()
     ids = np.concatenate(games)
     keep = np.array([g in outcome for g in ids.tolist()])  # drop unfinished games
     seat = np.concatenate(seats)[keep]
@@ -87,17 +96,22 @@ def greedy_demonstrations(n_positions: int, seed: int, reward: str, score_scale:
 
 
 def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: int,
-            batch_size: int, seed: int, vf_coef: float = 0.5,
-            max_grad_norm: float = 0.5) -> dict[str, float]:
-    """Fit ``policy`` to the demonstrations with its own optimiser; the last epoch's
-    mean losses and how often the policy's most likely move is greedy's."""
+            batch_size: int, seed: int, learning_rate: float, vf_coef: float = 0.5,
+            max_grad_norm: float = 0.5, progress: bool = False) -> dict[str, float]:
+    """Fit ``policy`` to the demonstrations with its own optimiser at ``learning_rate``
+    (restored afterwards); the last epoch's mean losses and how often the policy's most
+    likely move is the teacher's."""
     rng = np.random.default_rng(seed)
+    saved_rates = [group["lr"] for group in policy.optimizer.param_groups]
+    for group in policy.optimizer.param_groups:
+        group["lr"] = learning_rate
     obs = torch.as_tensor(demos.obs)
     actions = torch.as_tensor(demos.actions)
     returns = torch.as_tensor(demos.returns)
     policy.set_training_mode(True)
     stats: dict[str, list[float]] = {}
-    for _ in range(epochs):
+    for _ in trange(epochs, unit="epoch", disable=not progress, dynamic_ncols=True,
+                    desc="imitation"):
         stats = {"policy_loss": [], "value_loss": [], "agreement": []}
         for idx in np.array_split(rng.permutation(len(demos)),
                                   max(1, len(demos) // batch_size)):
@@ -112,4 +126,6 @@ def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: in
             for key, value in zip(stats, (policy_loss, value_loss, agree), strict=True):
                 stats[key].append(value.item())
     policy.set_training_mode(False)
+    for group, rate in zip(policy.optimizer.param_groups, saved_rates, strict=True):
+        group["lr"] = rate
     return {key: float(np.mean(values)) for key, values in stats.items()}

@@ -21,6 +21,7 @@ net learns which patch sits in which slot and what it is worth.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
@@ -35,9 +36,17 @@ from sb3_contrib.common.maskable.distributions import (
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
+from torch.nn import functional as F
 
-from patchwork_env.actions import ADVANCE, N_ACTIONS, N_CELLS
-from patchwork_env.observation import QUILTS_AT
+from patchwork_env.actions import ADVANCE, N_ACTIONS, N_CELLS, N_ORIENTATIONS
+from patchwork_env.observation import (
+    CIRCLE_AT,
+    PATCH_FEATURES,
+    QUILTS_AT,
+    SHAPE_SIZE,
+    SLOT_FEATURES,
+)
+from patchwork_env.patches import N_PATCHES, PATCHES
 from patchwork_env.rules import BOARD_SIZE
 
 N_PLANES = 25
@@ -156,10 +165,105 @@ class PatchworkNet(nn.Module):
         return self._critic(*self._trunk(obs))
 
 
-class PatchworkPolicy(FastMaskablePolicy):
-    """MaskablePPO's actor-critic with :class:`PatchworkNet` as its body.
+def _shape_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Every patch in every orientation as a stencil: ``(33, 8, 25)`` cells on a 5x5 grid
+    whose corner is the anchor, and ``(33, 8, 49)`` the cells touching it on a 7x7 grid
+    one cell up and left of the anchor."""
+    cells = np.zeros((N_PATCHES, N_ORIENTATIONS, SHAPE_SIZE, SHAPE_SIZE), np.float32)
+    for patch in PATCHES:
+        for o in range(N_ORIENTATIONS):
+            for r, c in patch.oriented(o):
+                cells[patch.id, o, r, c] = 1.0
+    grown = np.pad(cells, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    touching = np.zeros_like(grown)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        touching = np.maximum(touching, np.roll(grown, (dr, dc), axis=(2, 3)))
+    touching *= 1.0 - grown
+    return (cells.reshape(N_PATCHES, N_ORIENTATIONS, -1),
+            touching.reshape(N_PATCHES, N_ORIENTATIONS, -1))
 
-    ``net_kwargs`` go to :class:`PatchworkNet` (``channels``, ``blocks``, ``hidden``).
+
+def stencil_sums(maps: torch.Tensor, stencils: torch.Tensor, margin: int) -> torch.Tensor:
+    """``(N, S, O, 81)``: for each anchor, the sum of ``maps[n, s]`` (``(N, S, 9, 9)``)
+    over the cells of each stencil ``stencils[n, s, o]`` (``(N, S, O, k * k)``, a k x k grid
+    whose corner lies ``margin`` cells up and left of the anchor); cells off the board
+    count 0."""
+    n, slots = maps.shape[:2]
+    size = math.isqrt(stencils.shape[-1])
+    padded = F.pad(maps, (margin, size - 1 - margin, margin, size - 1 - margin))
+    windows = F.unfold(padded, size).view(n, slots, size * size, N_CELLS)
+    return torch.einsum("nsoc,nsca->nsoa", stencils, windows)
+
+
+class StencilNet(PatchworkNet):
+    """:class:`PatchworkNet` whose placement logits see the patch's shape.
+
+    The trunk turns the board into per-cell maps, mixed per slot by weights from the
+    context into two maps: what covering a cell is worth and what touching it is worth.
+    A placement's logit sums the first map over the cells the patch would cover and the
+    second over the cells around it (the patch's stencil at that anchor, read from the
+    circle in the observation), plus the slot's bias. How snugly a patch fits and what it
+    leaves open are such sums, so they need not be learned anew for each shape,
+    orientation and anchor; and the sums are two small matrix products.
+    """
+
+    def __init__(self, obs_size: int, channels: int = 32, blocks: int = 4,
+                 hidden: int = 256, maps: int = 16) -> None:
+        super().__init__(obs_size, channels, blocks, hidden)
+        cells, touching = _shape_tables()
+        self.register_buffer("cells", torch.as_tensor(cells), persistent=False)
+        self.register_buffer("touching", torch.as_tensor(touching), persistent=False)
+        self.register_buffer("patch_rows", torch.as_tensor(PATCH_FEATURES), persistent=False)
+        self.maps = nn.Conv2d(channels, maps, 1)
+        self.n_maps = maps + 2  # and the player's own quilt and the board itself
+        self.slot_weights = nn.Linear(hidden, 3 * 2 * self.n_maps)
+        self.slot_bias = nn.Linear(hidden, 3)
+        self.leather_head = nn.Conv2d(channels, 1, 1)
+
+    def small_init_layers(self) -> list[nn.Module]:
+        return [self.slot_weights, self.slot_bias, self.leather_head, self.advance_head,
+                self.film]
+
+    def _stencils(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(N, 3, 8, 25)`` and ``(N, 3, 8, 49)``: the stencils of the patches in slots
+        0..2 (zero where a slot is empty)."""
+        rows = obs[:, CIRCLE_AT : CIRCLE_AT + 3 * SLOT_FEATURES].view(-1, 3, SLOT_FEATURES)
+        which = ((rows[:, :, None, :] - self.patch_rows).abs().sum(-1) < 1e-3).float()
+        cells = torch.einsum("nsp,pok->nsok", which, self.cells)
+        return cells, torch.einsum("nsp,pok->nsok", which, self.touching)
+
+    def _actor(self, x: torch.Tensor, context: torch.Tensor, obs: torch.Tensor
+               ) -> torch.Tensor:
+        n = x.shape[0]
+        own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
+        maps = torch.cat([self.maps(x), own, torch.ones_like(own)], dim=1)
+        weights = self.slot_weights(context).view(n, 2, 3, self.n_maps)
+        cover, touch = torch.einsum("nwsk,nkhc->nwshc", weights, maps).unbind(1)
+        cells, touching = self._stencils(obs)
+        buys = (stencil_sums(cover, cells, margin=0) + stencil_sums(touch, touching, margin=1)
+                + self.slot_bias(context)[:, :, None, None])
+        leather = self.leather_head(x).flatten(1)
+        advance = self.advance_head(torch.cat([context, x.mean(dim=(2, 3))], dim=1))
+        return torch.cat([buys.flatten(1), advance, leather], dim=1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, context = self._trunk(obs)
+        return self._actor(x, context, obs), self._critic(x, context)
+
+    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
+        x, context = self._trunk(obs)
+        return self._actor(x, context, obs)
+
+
+NETS = {"conv": PatchworkNet, "stencil": StencilNet}
+"""The bodies :class:`PatchworkPolicy` can use (``net_kwargs["kind"]``)."""
+
+
+class PatchworkPolicy(FastMaskablePolicy):
+    """MaskablePPO's actor-critic with a :data:`NETS` body.
+
+    ``net_kwargs``: ``kind`` (``"conv"`` by default) and the body's own arguments
+    (``channels``, ``blocks``, ``hidden``, ...).
     """
 
     def __init__(self, observation_space: spaces.Box, action_space: spaces.Discrete,
@@ -172,7 +276,9 @@ class PatchworkPolicy(FastMaskablePolicy):
         return {**super()._get_constructor_parameters(), "net_kwargs": self.net_kwargs}
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PatchworkNet(int(self.features_dim), **self.net_kwargs)
+        kwargs = dict(self.net_kwargs)
+        net = NETS[kwargs.pop("kind", "conv")]
+        self.mlp_extractor = net(int(self.features_dim), **kwargs)
 
     def _build(self, lr_schedule: Schedule) -> None:
         # As the parent's, except that the net's actor latent already is the logits.
