@@ -75,7 +75,7 @@ class Options:
     """Minibatch size of the PPO epochs."""
     n_epochs: int = 4
     """Passes over each rollout."""
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-4
     """Adam's step size."""
     gamma: float = 1.0
     """Discount factor (the only reward comes at the end of a game)."""
@@ -83,7 +83,7 @@ class Options:
     """GAE's bias-variance trade-off."""
     clip_range: float = 0.2
     """PPO's clipping of the probability ratio."""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.001
     """Weight of the entropy bonus."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
@@ -108,11 +108,11 @@ class Options:
     """score: score_scale times the final score difference; win: +1 / -1."""
     score_scale: float = 0.02
     """Reward per point of score difference with --reward score."""
-    random_weight: float = 0.2
+    random_weight: float = 0.1
     """Share of the games played against the random player."""
-    greedy_weight: float = 0.3
+    greedy_weight: float = 0.5
     """Share of the games played against the greedy player."""
-    self_weight: float = 0.5
+    self_weight: float = 0.4
     """Share of the games played against snapshots of the learner (split equally)."""
     snapshot_every: int = 5
     """Updates between two snapshots of the learner added to the pool."""

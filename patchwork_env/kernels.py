@@ -77,6 +77,12 @@ _H01 = np.uint64(0x0101010101010101)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+_BYTE = np.uint64(0xFF)
+_SPREAD = np.uint64(0x8040201008040201)  # byte k keeps bit k
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_LANES = np.uint64(0x00FF00FF00FF00FF)
+_H16 = np.uint64(0x0001000100010001)
 
 # ---------------------------------------------------------------------------------------
 # bit tricks and a tiny counter-based random generator (splitmix64)
@@ -297,12 +303,6 @@ def _load_u64(typingctx, row, offset):
         return value
 
     return nb_types.uint64(row, offset), codegen
-
-
-_SPREAD = np.uint64(0x8040201008040201)
-_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_HIGH = np.uint64(0x8080808080808080)
-_BYTE = np.uint64(0xFF)
 
 
 @njit(cache=True, inline="always")
@@ -533,8 +533,6 @@ def playout_kernel(state, seed, income_before, leather_spaces, bonus_squares, tr
             apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
 
 
-_LANES = np.uint64(0x00FF00FF00FF00FF)
-_H16 = np.uint64(0x0001000100010001)
 _WORDS_PER_BLOCK = 32
 
 

@@ -9,7 +9,7 @@ import torch
 from patchwork_env import ADVANCE, LEATHER_BASE, N_ACTIONS, Game
 from patchwork_env.actions import N_CELLS, SLOT_STRIDE
 from patchwork_env.rules import BOARD_SIZE
-from training.policy import StencilNet, stencil_sums
+from training.policy import FastMaskableCategorical, StencilNet, stencil_sums
 
 
 def positions(n: int = 6) -> list[Game]:
@@ -79,3 +79,17 @@ def test_the_net_gives_one_logit_per_action_and_a_value() -> None:
     assert logits.shape == (4, N_ACTIONS)
     assert latent.shape == (4, net.latent_dim_vf)
     assert torch.isfinite(logits[:, LEATHER_BASE:]).all()
+
+
+@pytest.mark.parametrize(("uniform", "expected"), [(0.0, 3), (0.5, 3), (1.0, 700)])
+def test_sampling_lands_on_a_legal_action_even_at_the_ends_of_the_draw(
+        monkeypatch: pytest.MonkeyPatch, uniform: float, expected: int) -> None:
+    # float32 rounding can make the scaled uniform draw equal the total probability
+    logits = torch.zeros(1, N_ACTIONS)
+    logits[0, 700] = -1.0
+    dist = FastMaskableCategorical(logits=logits)
+    legal = np.zeros((1, N_ACTIONS), bool)
+    legal[0, [3, 700]] = True
+    dist.apply_masking(legal)
+    monkeypatch.setattr(torch, "rand", lambda shape, **_: torch.full(shape, uniform))
+    assert dist.sample().tolist() == [expected]

@@ -81,9 +81,13 @@ class FastMaskableCategorical(MaskableCategorical):
         # Inverse CDF: the first action whose cumulative probability exceeds a uniform
         # draw; an action of probability 0 never is the first.
         with torch.no_grad():
-            cdf = self.probs.cumsum(-1)
+            probs = self.probs
+            cdf = probs.cumsum(-1)
             u = torch.rand(cdf.shape[:-1] + (1,), device=cdf.device) * cdf[..., -1:]
-            return torch.searchsorted(cdf, u, right=True).squeeze(-1)
+            drawn = torch.searchsorted(cdf, u, right=True).squeeze(-1)
+            # u * total can round up to the total itself: then take the last possible action
+            last = probs.shape[-1] - 1 - (probs.flip(-1) > 0).int().argmax(-1)
+            return torch.where(drawn < probs.shape[-1], drawn, last)
 
 
 class FastMaskableCategoricalDistribution(MaskableCategoricalDistribution):
