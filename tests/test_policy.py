@@ -93,3 +93,18 @@ def test_sampling_lands_on_a_legal_action_even_at_the_ends_of_the_draw(
     dist.apply_masking(legal)
     monkeypatch.setattr(torch, "rand", lambda shape, **_: torch.full(shape, uniform))
     assert dist.sample().tolist() == [expected]
+
+
+def test_masked_logits_far_above_the_legal_ones_keep_gradients_finite() -> None:
+    logits = torch.zeros(2, N_ACTIONS, requires_grad=True)
+    with torch.no_grad():
+        logits[:, LEATHER_BASE:] = 500.0  # illegal here, and exp(500) overflows float32
+    legal = np.zeros((2, N_ACTIONS), bool)
+    legal[:, [0, 5, ADVANCE]] = True
+    dist = FastMaskableCategorical(logits=logits)
+    dist.apply_masking(legal)
+    loss = -dist.log_prob(torch.tensor([5, ADVANCE])).sum() - dist.entropy().sum()
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert torch.isfinite(logits.grad).all()
+    torch.testing.assert_close(dist.probs[0, [0, 5, ADVANCE]], torch.full((3,), 1 / 3))

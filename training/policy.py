@@ -66,11 +66,12 @@ class FastMaskableCategorical(MaskableCategorical):
         if not legal.any(-1).all():  # a row with no legal action: leave it to the parent
             return super().apply_masking(masks)
         self.masks = legal
-        raw = self._original_logits
-        # log-sum-exp over the legal actions only, never exponentiating a masked logit
-        top = raw.masked_fill(~legal, -torch.inf).amax(-1, keepdim=True).detach()
-        total = (raw - top).exp().masked_fill(~legal, 0.0).sum(-1, keepdim=True)
-        logits = torch.where(legal, raw - top - total.log(), MASKED_LOGIT)
+        # Log-sum-exp over the legal actions only. A masked logit is never exponentiated:
+        # far above the legal ones it would overflow, and its zero gradient times the
+        # infinite exponential would turn every weight into NaN.
+        legal_logits = self._original_logits.masked_fill(~legal, -torch.inf)
+        log_total = torch.logsumexp(legal_logits, -1, keepdim=True)
+        logits = torch.where(legal, legal_logits - log_total, MASKED_LOGIT)
         self.__dict__.pop("probs", None)
         self.logits = self._param = logits
         return None
