@@ -178,4 +178,4 @@ def test_pool_samples_by_weight_and_seed() -> None:
 def test_shipped_model_beats_random() -> None:
     model = MaskablePPO.load(SHIPPED_MODEL, device="cpu")
     records = play_match(PolicyAgent(model.policy), RandomAgent(0), range(20))
-    assert sum(r.a_won for r in records) >= 28  # of 40; it wins about 80% (models/README.md)
+    assert sum(r.a_won for r in records) >= 36  # of 40; it wins about 99% (models/README.md)
