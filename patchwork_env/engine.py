@@ -119,7 +119,9 @@ class GameBatch:
         if first.shape != (len(circles),) or not np.isin(first, (0, 1)).all():
             raise ValueError("first_players must give 0 or 1 for each circle")
         batch = cls(np.zeros(len(circles), STATE_DTYPE), rules, np.random.default_rng(seed))
-        batch._set_up(np.arange(len(circles)), np.array(circles), first.astype(np.int8))
+        kernels.set_up_games(batch.state, np.arange(len(circles)),
+                             np.array(circles, np.int8).reshape(-1, N_PATCHES),
+                             first.astype(np.int8), batch.rules.start_buttons)
         return batch
 
     @classmethod
@@ -166,17 +168,6 @@ class GameBatch:
         n = kernels.restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons,
                                      rows)
         return rows[:n]
-
-    def _set_up(self, rows: np.ndarray, circles: np.ndarray, first: np.ndarray) -> None:
-        fresh = np.zeros(len(rows), STATE_DTYPE)
-        fresh["cell_patches"] = -1
-        fresh["buttons"] = self.rules.start_buttons
-        fresh["circle"] = circles
-        fresh["circle_len"] = N_PATCHES
-        fresh["to_move"] = first
-        fresh["bonus_owner"] = -1
-        fresh["first_to_finish"] = -1
-        self.state[rows] = fresh
 
     # ----- field views ----------------------------------------------------------------
     @property

@@ -624,18 +624,34 @@ def _random_setup(rng, first_patch, circle):
 
 
 @njit(cache=True, inline="always")
-def _start_game(s, rng, first_patch, start_buttons):
-    """Overwrite ``s`` with a new game set up at random from ``rng``."""
+def _clear_game(s, start_buttons):
+    """Make ``s`` a game before its first move, except for its circle and first player."""
     s.quilt[:, :] = 0
     s.cell_patches[:, :] = -1
     s.buttons[:] = start_buttons
     s.position[:] = 0
     s.income[:] = 0
-    _, s.to_move = _random_setup(rng, first_patch, s.circle)
     s.circle_len = s.circle.shape[0]
     s.pending_leather = 0
     s.bonus_owner = -1
     s.first_to_finish = -1
+
+
+@njit(cache=True, inline="always")
+def _start_game(s, rng, first_patch, start_buttons):
+    """Overwrite ``s`` with a new game set up at random from ``rng``."""
+    _clear_game(s, start_buttons)
+    _, s.to_move = _random_setup(rng, first_patch, s.circle)
+
+
+@njit(cache=True)
+def set_up_games(state, rows, circles, first_players, start_buttons):
+    """New games in ``state[rows]`` with the given circles and first players."""
+    for j in range(rows.shape[0]):
+        s = state[rows[j]]
+        _clear_game(s, start_buttons)
+        s.circle[:] = circles[j]
+        s.to_move = first_players[j]
 
 
 def setups_kernel(seed, first_patch, circles, first_players):
