@@ -92,9 +92,10 @@ class Options:
     placements scored through each patch's shape), conv (placements as plain planes of
     logits) or mlp."""
     channels: int = 32
-    """Width of the conv net's convolutions."""
+    """Width of the convolutions (stencil and conv nets)."""
     hidden: int = 256
-    """Width of the hidden layers (the conv net's context MLP, or each MLP layer)."""
+    """Width of the hidden layers (the context MLP of the stencil and conv nets, or each
+    MLP layer)."""
     teacher: str = "greedy"
     """The agent the policy imitates before self-play (a registry spec, e.g. mcts:100)."""
     imitation_positions: int = 30_000
