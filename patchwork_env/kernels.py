@@ -272,6 +272,12 @@ def enumerate_legal(s, out):
     return n + 1
 
 
+def _u64_pointer(context: Any, builder: Any, row_type: Any, row: Any, offset: Any) -> Any:
+    """LLVM pointer to the 8 bytes at byte ``offset`` of the byte array ``row``."""
+    data = context.make_array(row_type)(context, builder, row).data
+    return builder.bitcast(builder.gep(data, [offset]), ir.IntType(64).as_pointer())
+
+
 @intrinsic
 def _store_u64(typingctx, row, offset, value):
     """Store the ``uint64`` ``value`` at byte ``offset`` of the byte array ``row``.
@@ -282,8 +288,7 @@ def _store_u64(typingctx, row, offset, value):
 
     def codegen(context, builder, signature, args):
         row_v, offset_v, value_v = args
-        data = context.make_array(signature.args[0])(context, builder, row_v).data
-        target = builder.bitcast(builder.gep(data, [offset_v]), ir.IntType(64).as_pointer())
+        target = _u64_pointer(context, builder, signature.args[0], row_v, offset_v)
         builder.store(value_v, target).align = 1
         return context.get_dummy_value()
 
@@ -296,9 +301,7 @@ def _load_u64(typingctx, row, offset):
 
     def codegen(context, builder, signature, args):
         row_v, offset_v = args
-        data = context.make_array(signature.args[0])(context, builder, row_v).data
-        source = builder.bitcast(builder.gep(data, [offset_v]), ir.IntType(64).as_pointer())
-        value = builder.load(source)
+        value = builder.load(_u64_pointer(context, builder, signature.args[0], row_v, offset_v))
         value.align = 1
         return value
 
@@ -598,9 +601,9 @@ def sample_mask_kernel(mask, seed, out):
 
 
 @njit(cache=True, inline="always")
-def _shuffle_circle(rng, first_patch, circle):
+def _random_setup(rng, first_patch, circle):
     """Fill ``circle`` with every patch id, ``first_patch`` last and the others shuffled
-    (Fisher-Yates); returns the advanced generator state."""
+    (Fisher-Yates); returns ``(rng, first player)``."""
     n_ids = circle.shape[0]
     m = 0
     for patch in range(n_ids):
@@ -613,13 +616,6 @@ def _shuffle_circle(rng, first_patch, circle):
         circle[j] = circle[k]
         circle[k] = t
     circle[n_ids - 1] = first_patch
-    return rng
-
-
-@njit(cache=True, inline="always")
-def _random_setup(rng, first_patch, circle):
-    """A random circle into ``circle``; returns ``(rng, first player)``."""
-    rng = _shuffle_circle(rng, first_patch, circle)
     return _random_below(rng, 2)
 
 

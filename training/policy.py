@@ -150,21 +150,27 @@ class PatchworkNet(nn.Module):
             x = y if k == 0 else x + y  # residual once the width is constant
         return x, context
 
-    def _actor(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def _pooled(x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """The context joined with the board features averaged over the board."""
+        return torch.cat([context, x.mean(dim=(2, 3))], dim=1)
+
+    def _actor(self, x: torch.Tensor, context: torch.Tensor, obs: torch.Tensor
+               ) -> torch.Tensor:
         planes = self.plane_head(x) + self.plane_bias(context)[:, :, None, None]
         planes = planes.flatten(1)
-        advance = self.advance_head(torch.cat([context, x.mean(dim=(2, 3))], dim=1))
+        advance = self.advance_head(self._pooled(x, context))
         return torch.cat([planes[:, :ADVANCE], advance, planes[:, ADVANCE:]], dim=1)
 
     def _critic(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        return self.value_trunk(torch.cat([context, x.mean(dim=(2, 3))], dim=1))
+        return self.value_trunk(self._pooled(x, context))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x, context = self._trunk(obs)
-        return self._actor(x, context), self._critic(x, context)
+        return self._actor(x, context, obs), self._critic(x, context)
 
     def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        return self._actor(*self._trunk(obs))
+        return self._actor(*self._trunk(obs), obs)
 
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
         return self._critic(*self._trunk(obs))
@@ -248,16 +254,8 @@ class StencilNet(PatchworkNet):
         buys = (stencil_sums(cover, cells, margin=0) + stencil_sums(touch, touching, margin=1)
                 + self.slot_bias(context)[:, :, None, None])
         leather = self.leather_head(x).flatten(1)
-        advance = self.advance_head(torch.cat([context, x.mean(dim=(2, 3))], dim=1))
+        advance = self.advance_head(self._pooled(x, context))
         return torch.cat([buys.flatten(1), advance, leather], dim=1)
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x, context = self._trunk(obs)
-        return self._actor(x, context, obs), self._critic(x, context)
-
-    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        x, context = self._trunk(obs)
-        return self._actor(x, context, obs)
 
 
 NETS = {"conv": PatchworkNet, "stencil": StencilNet}
