@@ -45,6 +45,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 import agents
+from agents.ppo import load_model
 from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from training.evaluation import FINAL_EVAL_SEED, describe, evaluate
 from training.imitation import demonstrations, imitate
@@ -96,6 +97,10 @@ class Options:
     hidden: int = 256
     """Width of the hidden layers (the context MLP of the stencil and conv nets, or each
     MLP layer)."""
+    init: str = ""
+    """Start from the policy in this MaskablePPO zip (e.g. models/ppo.zip, or a run's
+    best.zip) instead of imitating a teacher; its network must match --net, --channels and
+    --hidden."""
     teacher: str = "greedy"
     """The agent the policy imitates before self-play (a registry spec, e.g. mcts:100)."""
     imitation_positions: int = 30_000
@@ -278,11 +283,26 @@ class Run:
         self.updates = 0
         self.best = -1.0
         if state is None:
-            if opts.imitation_positions:
+            if opts.init:
+                self._load_policy(Path(opts.init))
+            elif opts.imitation_positions:
                 self._imitate_teacher()
             self.pool.add_snapshot(self.model.policy, "self-0")
         else:
             self._restore(state)
+
+    def _load_policy(self, path: Path) -> None:
+        try:
+            weights = load_model(path).policy.state_dict()
+            self.model.policy.load_state_dict(weights)
+        except (FileNotFoundError, ValueError) as e:
+            raise CheckpointError(f"--init: {e}") from None
+        except RuntimeError as e:
+            raise CheckpointError(f"--init: {path} holds another network than --net "
+                                  f"{self.opts.net} --channels {self.opts.channels} "
+                                  f"--hidden {self.opts.hidden} "
+                                  f"({str(e).splitlines()[0]})") from None
+        print(f"starting from the policy in {path}", file=sys.stderr)
 
     def _imitate_teacher(self) -> None:
         opts = self.opts

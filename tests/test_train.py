@@ -126,6 +126,27 @@ def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: P
     assert "does not fit this network" in capsys.readouterr().err
 
 
+def test_init_starts_from_a_saved_policy(tiny_run: Path, tmp_path: Path) -> None:
+    opts, given = train.parse_options([*TINY, "--init", str(tiny_run / "final.zip"),
+                                       "--run-dir", str(tmp_path)])
+    run, _ = train.start(opts, given)
+    saved = MaskablePPO.load(tiny_run / "final.zip", device="cpu").policy.state_dict()
+    for key, value in run.model.policy.state_dict().items():
+        assert torch.equal(value, saved[key]), key
+
+
+def test_init_from_another_network_or_no_file_is_refused(tiny_run: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    wider = [*TINY, "--hidden", "64", "--run-dir", str(tmp_path / "a")]
+    assert train.main([*wider, "--init", str(tiny_run / "final.zip")]) == 2
+    assert "holds another network than --net stencil --channels 8 --hidden 64" in (
+        capsys.readouterr().err)
+    assert train.main([*TINY, "--run-dir", str(tmp_path / "b"),
+                       "--init", str(tmp_path / "none.zip")]) == 2
+    assert "--init: no model file at" in capsys.readouterr().err
+
+
 def test_bad_flags_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--no-such-flag"], ["--n-envs", "0"], ["--net", "transformer"],
                  ["--total-steps", "many"], ["--teacher", "oracle"], ["--teacher", "human"]):
