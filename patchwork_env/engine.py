@@ -211,9 +211,20 @@ class GameBatch:
 
     # ----- batch operations --------------------------------------------------------------
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 2026) bool``: the legal actions of every game (none once it is over)."""
+        """``(N, 2026) bool``: the legal actions of every game (none once it is over).
+
+        ``out``, if given, must be a C-contiguous ``(N, 2026)`` bool array; it is filled
+        and returned.
+        """
         if out is None:
             out = np.empty((len(self), N_ACTIONS), dtype=np.bool_)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.bool_
+                  and out.shape == (len(self), N_ACTIONS) and out.flags.c_contiguous
+                  and out.flags.writeable):
+            got = (f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray)
+                   else type(out).__name__)
+            raise ValueError(f"out must be a writeable C-contiguous bool array of shape "
+                             f"({len(self)}, {N_ACTIONS}), got {got}")
         _kernel("legal_mask", len(self))(self.state, out)
         return out
 

@@ -168,6 +168,21 @@ def test_unchecked_batch_step_is_available_for_masked_actions() -> None:
     assert (a.state == b.state).all()
 
 
+@pytest.mark.parametrize("out", [np.zeros((3, 2026), np.bool_), np.zeros((4, 2026), np.uint8),
+                                 np.zeros((4, 4052), np.bool_)[:, ::2], [[False] * 2026] * 4])
+def test_legal_mask_refuses_an_out_array_it_cannot_fill(out: Any) -> None:
+    batch = GameBatch.new(4, seed=3)
+    with pytest.raises(ValueError, match=r"out must be .* of shape \(4, 2026\)"):
+        batch.legal_mask(out=out)
+
+
+def test_legal_mask_fills_the_out_array_given() -> None:
+    batch = GameBatch.new(4, seed=3)
+    out = np.zeros((4, 2026), np.bool_)
+    assert batch.legal_mask(out=out) is out
+    assert (out == batch.legal_mask()).all() and out.any()
+
+
 def test_a_batch_needs_at_least_one_game() -> None:
     with pytest.raises(ValueError, match="at least one game"):
         GameBatch.new(0)

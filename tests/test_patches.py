@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from patchwork_env.patches import LEATHER, PATCHES
-from patchwork_env.tables import LIST_START, PLACEMENT_LEGAL, PLACEMENT_MASKS, words_to_cells
+from patchwork_env.tables import (
+    LIST_START,
+    ORIENT_OFFSETS,
+    PLACEMENT_LEGAL,
+    PLACEMENT_MASKS,
+    words_to_cells,
+)
 
 
 def test_the_totals_of_the_rules_document() -> None:
@@ -41,3 +47,9 @@ def test_every_legal_placement_of_a_patch_covers_a_different_set_of_cells() -> N
         assert len(covered) == len(codes)
         assert all(len(c) == p.size for c in covered)
         assert LIST_START[p.id + 1] - LIST_START[p.id] == len(codes)
+
+
+def test_orientation_cell_offsets_stay_below_one_word() -> None:
+    # the legal-mask kernels shift the empty cells by these offsets without a branch for
+    # offsets of 64 or more
+    assert ORIENT_OFFSETS.min() >= 0 and ORIENT_OFFSETS.max() < 64
