@@ -276,10 +276,12 @@ def enumerate_legal(s, out):
     return n + 1
 
 
-def _u64_pointer(context: Any, builder: Any, row_type: Any, row: Any, offset: Any) -> Any:
-    """LLVM pointer to the 8 bytes at byte ``offset`` of the byte array ``row``."""
+def _pointer(context: Any, builder: Any, row_type: Any, row: Any, offset: Any,
+             bits: int = 64) -> Any:
+    """LLVM pointer to the ``bits``-bit integer at byte ``offset`` of the byte array
+    ``row``."""
     data = context.make_array(row_type)(context, builder, row).data
-    return builder.bitcast(builder.gep(data, [offset]), ir.IntType(64).as_pointer())
+    return builder.bitcast(builder.gep(data, [offset]), ir.IntType(bits).as_pointer())
 
 
 @intrinsic
@@ -292,7 +294,7 @@ def _store_u64(typingctx, row, offset, value):
 
     def codegen(context, builder, signature, args):
         row_v, offset_v, value_v = args
-        target = _u64_pointer(context, builder, signature.args[0], row_v, offset_v)
+        target = _pointer(context, builder, signature.args[0], row_v, offset_v)
         builder.store(value_v, target).align = 1
         return context.get_dummy_value()
 
@@ -305,7 +307,7 @@ def _load_u64(typingctx, row, offset):
 
     def codegen(context, builder, signature, args):
         row_v, offset_v = args
-        value = builder.load(_u64_pointer(context, builder, signature.args[0], row_v, offset_v))
+        value = builder.load(_pointer(context, builder, signature.args[0], row_v, offset_v))
         value.align = 1
         return value
 
@@ -320,13 +322,11 @@ def _prefetch_intrinsic(write: bool) -> Any:
     def prefetch(typingctx, row, offset):
         def codegen(context, builder, signature, args):
             row_v, offset_v = args
-            data = context.make_array(signature.args[0])(context, builder, row_v).data
-            byte_ptr = ir.IntType(8).as_pointer()
+            target = _pointer(context, builder, signature.args[0], row_v, offset_v, bits=8)
             i32 = ir.IntType(32)
             fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
+                builder.module, ir.FunctionType(ir.VoidType(), [target.type, i32, i32, i32]),
                 "llvm.prefetch.p0")
-            target = builder.bitcast(builder.gep(data, [offset_v]), byte_ptr)
             # (address, 1 = write / 0 = read, locality 3 = keep in all levels, data cache)
             builder.call(fn, [target, ir.Constant(i32, int(write)), ir.Constant(i32, 3),
                               ir.Constant(i32, 1)])
