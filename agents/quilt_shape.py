@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from patchwork_env.kernels import _shift_down
 from patchwork_env.kernels import popcount as popcount
 from patchwork_env.rules import BOARD_SIZE
 from patchwork_env.tables import FULL_QUILT, cells_to_words
@@ -35,12 +36,6 @@ _W = np.uint64(64)
 def _shift_up(lo, hi, k):
     """Every cell ``c`` to ``c + k`` (towards higher cells), ``0 < k < 64``."""
     return lo << k, ((hi << k) | (lo >> (_W - k))) & _FULL_HI
-
-
-@njit(cache=True, inline="always")
-def _shift_down(lo, hi, k):
-    """Every cell ``c`` to ``c - k``, ``0 < k < 64``."""
-    return (lo >> k) | (hi << (_W - k)), hi >> k
 
 
 @njit(cache=True)

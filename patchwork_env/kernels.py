@@ -207,12 +207,14 @@ def check_action(s, a):
 
 @njit(cache=True, inline="always")
 def _shift_down(lo, hi, d):
-    """The 81-cell bitboard shifted so that bit ``a`` holds former bit ``a + d``."""
-    if d == 0:
-        return lo, hi
-    if d < 64:
-        return (lo >> np.uint64(d)) | (hi << np.uint64(64 - d)), hi >> np.uint64(d)
-    return hi >> np.uint64(d - 64), np.uint64(0)
+    """The 81-cell bitboard shifted so that bit ``a`` holds former bit ``a + d``,
+    ``0 <= d < 64``.
+
+    No branches (the legal-mask kernels shift by every cell offset of every shape): the
+    high word goes down by 1 then by ``63 - d``, which stays defined, and gives 0, at d = 0.
+    """
+    d = np.uint64(d)
+    return (lo >> d) | ((hi << _U1) << (np.uint64(63) - d)), hi >> d
 
 
 @njit(cache=True, inline="always")
@@ -220,13 +222,10 @@ def _free_anchors(e, empty_lo, empty_hi):
     """Bitboard of the anchors where canonical orientation entry ``e`` fits."""
     lo = ORIENT_ANCHORS[e, 0]
     hi = ORIENT_ANCHORS[e, 1]
-    carry = empty_hi << _U1
     for k in range(ORIENT_SIZE[e]):
-        # _shift_down without its branches: offsets are below 64, and shifting the high
-        # word by 1 then by 63 - d stays defined (and gives 0) when d is 0
-        d = np.uint64(ORIENT_OFFSETS[e, k])
-        lo &= (empty_lo >> d) | (carry << (np.uint64(63) - d))
-        hi &= empty_hi >> d
+        a, b = _shift_down(empty_lo, empty_hi, ORIENT_OFFSETS[e, k])
+        lo &= a
+        hi &= b
     return lo, hi
 
 
