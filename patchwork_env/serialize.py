@@ -1,6 +1,6 @@
 """One game's state as a plain JSON-ready dict, and its strict validation on the way back.
 
-The dict holds the keys of the recorded states in ``shared/vectors`` (``to_move``,
+The dict holds the keys of the recorded states in ``tests/data/vectors`` (``to_move``,
 ``pending_leather``, ``position``, ``buttons``, ``income``, ``quilt``, ``bonus_owner``,
 ``circle``) plus ``first_to_finish``, ``cell_patches`` (which patch covers each cell, so
 pictures keep their colours) and ``rules``. :func:`state_from_dict` accepts the recorded

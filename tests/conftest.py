@@ -1,21 +1,27 @@
-"""Shared fixtures: the recorded games of ``../shared/vectors``."""
+"""Shared fixtures: the recorded games of ``tests/data/vectors``.
+
+Each file holds recorded games with the full state after every move, one JSON object a
+line, compressed with xz (the format is described in ``tests/data/vectors/README.md``).
+"""
 
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-VECTORS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "vectors"
+VECTORS_DIR = Path(__file__).resolve().parent / "data" / "vectors"
 
 
 def load_vectors(name: str) -> list[dict[str, Any]]:
-    """The recorded games of one vectors file; fails loudly if the file is missing."""
-    path = VECTORS_DIR / name
+    """The recorded games of one vectors file (``default-public.jsonl``, read from its
+    ``.xz``); fails loudly if the file is missing."""
+    path = VECTORS_DIR / f"{name}.xz"
     if not path.is_file():
-        pytest.fail(f"test vectors not found at {path}: the shared/ folder must sit beside "
-                    "the repository root")
-    with path.open() as f:
+        pytest.fail(f"test vectors not found at {path}: they are part of the repository "
+                    "(tests/data/vectors); restore them with git checkout")
+    with lzma.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f]

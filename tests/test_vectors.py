@@ -1,4 +1,4 @@
-"""Replays every recorded game of ``shared/vectors`` and compares every state."""
+"""Replays every recorded game of ``tests/data/vectors`` and compares every state."""
 
 from __future__ import annotations
 
