@@ -42,9 +42,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.cli import ArgumentParser, build_agent, check_rules, fail
-from agents.ppo import DEFAULT_MODEL
-from agents.report import (
+from patchwork_env.agents.cli import ArgumentParser, build_agent, check_rules, fail
+from patchwork_env.agents.ppo import DEFAULT_MODEL
+from patchwork_env.agents.report import (
     pairings_table,
     plot_elo,
     plot_scores,
@@ -52,7 +52,7 @@ from agents.report import (
     write_csv,
     write_json,
 )
-from agents.tournament import elo_table, round_robin
+from patchwork_env.agents.tournament import elo_table, round_robin
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_GAMES = 100

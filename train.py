@@ -38,19 +38,19 @@ from typing import Any
 
 import numpy as np
 import torch
+from patchwork_env.agents.ppo import load_model
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from patchwork_env.training.evaluation import FINAL_EVAL_SEED, describe, evaluate
+from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.policy import NETS, FastMaskablePolicy, PatchworkPolicy
+from patchwork_env.training.pool import OpponentPool, SelfPlayVecEnv
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
-import agents
-from agents.ppo import load_model
-from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from training.evaluation import FINAL_EVAL_SEED, describe, evaluate
-from training.imitation import demonstrations, imitate
-from training.policy import NETS, FastMaskablePolicy, PatchworkPolicy
-from training.pool import OpponentPool, SelfPlayVecEnv
+from patchwork_env import agents
 
 
 @dataclass

@@ -13,7 +13,7 @@ spec                   agent
 ``human``              a person at the terminal
 =====================  ====================================================================
 
->>> import agents
+>>> from patchwork_env import agents
 >>> agent = agents.make("mcts:200", seed=0)
 >>> agent.spec
 'mcts:200'

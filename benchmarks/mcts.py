@@ -15,9 +15,9 @@ import time
 
 import numba
 import numpy as np
+from patchwork_env.agents.greedy import GreedyAgent
+from patchwork_env.agents.mcts import MCTSAgent
 
-from agents.greedy import GreedyAgent
-from agents.mcts import MCTSAgent
 from patchwork_env import GameBatch
 
 STAGES = {"opening": 0.0, "middle": 0.4, "end": 0.75}

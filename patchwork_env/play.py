@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from agents.base import Agent
-from agents.cli import ArgumentParser, build_agent, check_rules
-from agents.human import HumanAgent, QuitGame, describe_move
+from patchwork_env.agents.base import Agent
+from patchwork_env.agents.cli import ArgumentParser, build_agent, check_rules
+from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
 from patchwork_env.game import Game
 from patchwork_env.render import render_text
 

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from patchwork_env.agents import AgentSpecError, make, parse_spec
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.mcts import MCTSAgent
+from patchwork_env.agents.ppo import PPOAgent
 
-import agents
-from agents import AgentSpecError, make, parse_spec
-from agents.arena import play_match
-from agents.mcts import MCTSAgent
-from agents.ppo import PPOAgent
-from patchwork_env import LEATHER_BASE, Game, GameBatch
+from patchwork_env import LEATHER_BASE, Game, GameBatch, agents
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +70,7 @@ def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
 
 def test_default_ppo_model_missing_is_explained(monkeypatch: pytest.MonkeyPatch,
                                                 tmp_path: Path) -> None:
-    monkeypatch.setattr("agents.ppo.DEFAULT_MODEL", tmp_path / "ppo.zip")
+    monkeypatch.setattr("patchwork_env.agents.ppo.DEFAULT_MODEL", tmp_path / "ppo.zip")
     with pytest.raises(AgentSpecError, match="no model has been shipped yet"):
         make("ppo")
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from agents.ratings import bootstrap_elo, fit_elo, wilson_interval
+from patchwork_env.agents.ratings import bootstrap_elo, fit_elo, wilson_interval
 
 
 @pytest.mark.parametrize(("wins", "games", "expected"), [

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from patchwork_env.agents.tournament import make_tasks, round_robin
 
 import evaluate
-from agents.tournament import make_tasks, round_robin
 from patchwork_env import Game
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from agents.arena import play_match
-from agents.greedy import GreedyAgent
-from agents.heuristic import (
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.greedy import GreedyAgent
+from patchwork_env.agents.heuristic import (
     DEFAULT_WEIGHTS,
     best_leather,
     best_placement,
     quilt_value,
     rule_args,
 )
-from agents.quilt_shape import shape_features
-from agents.random_agent import RandomAgent
+from patchwork_env.agents.quilt_shape import shape_features
+from patchwork_env.agents.random_agent import RandomAgent
+
 from patchwork_env import ADVANCE, LEATHER_BASE, GameBatch
 from patchwork_env.actions import parse_cell
 from patchwork_env.tables import LIST_CODE, LIST_MASK, LIST_START, cells_to_words

@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 
 import pytest
+from patchwork_env.agents.greedy import GreedyAgent
+from patchwork_env.agents.human import HumanAgent, QuitGame, legal_moves_text, orientations_text
 
-from agents.greedy import GreedyAgent
-from agents.human import HumanAgent, QuitGame, legal_moves_text, orientations_text
 from patchwork_env import ADVANCE, Game, format_action
 from patchwork_env.play import main, play
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from patchwork_env.training.policy import FastMaskableCategorical, StencilNet, stencil_sums
 
 from patchwork_env import ADVANCE, LEATHER_BASE, N_ACTIONS, Game
 from patchwork_env.actions import N_CELLS, SLOT_STRIDE
 from patchwork_env.rules import BOARD_SIZE
-from training.policy import FastMaskableCategorical, StencilNet, stencil_sums
 
 
 def positions(n: int = 6) -> list[Game]:

@@ -8,19 +8,19 @@ import numpy as np
 import pytest
 import torch
 from gymnasium import spaces
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.random_agent import RandomAgent
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from patchwork_env.training.evaluation import PolicyAgent
+from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.policy import FastMaskablePolicy
+from patchwork_env.training.pool import OpponentPool
 from sb3_contrib import MaskablePPO
 
 import train
-from agents.arena import play_match
-from agents.random_agent import RandomAgent
 from patchwork_env.actions import N_ACTIONS
 from patchwork_env.observation import layout
 from patchwork_env.rules import get_rules
-from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from training.evaluation import PolicyAgent
-from training.imitation import demonstrations, imitate
-from training.policy import FastMaskablePolicy
-from training.pool import OpponentPool
 
 SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "models" / "ppo.zip"
 

@@ -9,13 +9,12 @@ reports. The learner plays its most likely move, as the ``ppo`` agent does.
 from __future__ import annotations
 
 import numpy as np
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.base import Agent, check_rows
+from patchwork_env.agents.tournament import Pairing, setup_seeds, summarise
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-import agents
-from agents.arena import play_match
-from agents.base import Agent, check_rows
-from agents.tournament import Pairing, setup_seeds, summarise
-from patchwork_env import GameBatch
+from patchwork_env import GameBatch, agents
 from patchwork_env.observation import observe
 
 from .pool import policy_actions

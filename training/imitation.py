@@ -19,8 +19,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.nn import functional as F
 from tqdm import tqdm, trange
 
-import agents
-from patchwork_env import GameBatch
+from patchwork_env import GameBatch, agents
 from patchwork_env.engine import sample_legal
 from patchwork_env.observation import final_rewards
 

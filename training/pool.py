@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from patchwork_env.agents.greedy import GreedyAgent
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from agents.greedy import GreedyAgent
 from patchwork_env import GameBatch
 from patchwork_env.engine import sample_legal
 from patchwork_env.gym_env import Duel, Opponent
