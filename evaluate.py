@@ -99,7 +99,7 @@ def parse_args(argv: Sequence[str] | None = None):
         fail(f"each agent may appear once, got {' '.join(args.agents)}")
     for spec in args.agents:
         if build_agent(spec, args.seed).spec == "human":  # a bad spec stops here too
-            fail("human cannot play in a tournament: use python -m patchwork_env.play")
+            fail("human cannot play in a tournament: use patchwork-play")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -13,8 +13,10 @@ paired-seat matches against ``random`` and ``greedy`` (the code of ``evaluate.py
 A run folder holds:
 
     checkpoint.pt     the model, its optimiser, the step counter and the pool (atomic)
-    best.zip          the policy with the best evaluation so far (``MaskablePPO.load``)
-    final.zip         the policy at the end of the run
+    best.pt           the policy with the best evaluation so far (a policy file: play it
+                      with ``evaluate.py ppo:runs/.../best.pt``)
+    final.pt          the policy at the end of the run
+    best.zip, final.zip  the same policies as ``MaskablePPO.load`` files
     metrics.csv       one row per evaluation: win rates with 95% intervals, speed, pool
     tb/               TensorBoard logs (losses, entropy, win rates)
     learning_curve.png  the win rates against ``random`` and ``greedy`` over the steps
@@ -22,35 +24,33 @@ A run folder holds:
 
 from __future__ import annotations
 
-import argparse
-import ast
-import csv
 import dataclasses
-import inspect
-import itertools
-import os
 import random
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from patchwork_env.agents.ppo import load_model
-from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from patchwork_env.training.evaluation import FINAL_EVAL_SEED, describe, evaluate
-from patchwork_env.training.imitation import demonstrations, imitate
-from patchwork_env.training.policy import NETS, FastMaskablePolicy, PatchworkPolicy
-from patchwork_env.training.pool import OpponentPool, SelfPlayVecEnv
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
-from tqdm import tqdm
 
 from patchwork_env import agents
+from patchwork_env.agents.model_file import load_policy, policy_config
+from patchwork_env.agents.networks import NETS, FastMaskablePolicy, PatchworkPolicy
+from patchwork_env.training.callback import Trainer
+from patchwork_env.training.checkpoint import (
+    CheckpointError,
+    export_policy,
+    load_checkpoint,
+    save_checkpoint,
+)
+from patchwork_env.training.cli import dataclass_parser, flag, given_fields
+from patchwork_env.training.evaluation import FINAL_EVAL_SEED, describe, evaluate
+from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
+from patchwork_env.training.pool import OpponentPool, SelfPlayVecEnv
 
 
 @dataclass
@@ -89,7 +89,7 @@ class Options:
     vf_coef: float = 0.5
     """Weight of the value loss."""
     net: str = "stencil"
-    """Policy network (see training/policy.py): stencil (convolutions over the quilts,
+    """Policy network (see agents/networks.py): stencil (convolutions over the quilts,
     placements scored through each patch's shape), conv (placements as plain planes of
     logits) or mlp."""
     channels: int = 32
@@ -98,7 +98,7 @@ class Options:
     """Width of the hidden layers (the context MLP of the stencil and conv nets, or each
     MLP layer)."""
     init: str = ""
-    """Start from the policy in this MaskablePPO zip (e.g. models/ppo.zip, or a run's
+    """Start from the policy in this model file (e.g. models/ppo.pt, or a run's best.pt or
     best.zip) instead of imitating a teacher; its network must match --net, --channels and
     --hidden."""
     teacher: str = "greedy"
@@ -178,46 +178,12 @@ RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
 # command line
 
 
-def flag(name: str) -> str:
-    return name.replace("_", "-")
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each field of a dataclass (read from its source)."""
-    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
-    docs = {}
-    for node, following in itertools.pairwise(body):
-        if (isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr)
-                and isinstance(following.value, ast.Constant)):
-            docs[node.target.id] = " ".join(str(following.value.value).split())
-    return docs
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """Reports a bad command line in one line, exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
     """The options from the command line, and the names of those given explicitly."""
     doc = "\n\n".join((__doc__ or "").split("\n\n")[:2])
-    parser = ArgumentParser(prog="train.py", description=doc,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    docs = field_docs(Options)
-    for f in dataclasses.fields(Options):
-        kind = type(f.default)
-        if kind is bool:  # --flag / --no-flag; argparse appends the default itself
-            parser.add_argument(f"--{flag(f.name)}", action=argparse.BooleanOptionalAction,
-                                default=f.default, help=docs[f.name])
-        else:
-            default = f" (default: {f.default})" if f.default != "" else ""
-            parser.add_argument(f"--{flag(f.name)}", type=kind, default=f.default,
-                                metavar=kind.__name__.upper(), help=docs[f.name] + default)
+    parser = dataclass_parser(Options, "train.py", doc)
     args = parser.parse_args(argv)
-    given = {f.name for f in dataclasses.fields(Options)
-             if getattr(args, f.name) != f.default}
+    given = given_fields(Options, args)
     opts = Options(**vars(args))
     try:
         opts.validate()
@@ -293,15 +259,16 @@ class Run:
 
     def _load_policy(self, path: Path) -> None:
         try:
-            weights = load_model(path).policy.state_dict()
-            self.model.policy.load_state_dict(weights)
+            saved = load_policy(path)
         except (FileNotFoundError, ValueError) as e:
             raise CheckpointError(f"--init: {e}") from None
-        except RuntimeError as e:
+        found, wanted = policy_config(saved), policy_config(self.model.policy)
+        if found != wanted:
             raise CheckpointError(f"--init: {path} holds another network than --net "
                                   f"{self.opts.net} --channels {self.opts.channels} "
-                                  f"--hidden {self.opts.hidden} "
-                                  f"({str(e).splitlines()[0]})") from None
+                                  f"--hidden {self.opts.hidden} (it holds a {found['net']} "
+                                  f"network {found['net_kwargs']})")
+        self.model.policy.load_state_dict(saved.state_dict())
         print(f"starting from the policy in {path}", file=sys.stderr)
 
     def _imitate_teacher(self) -> None:
@@ -345,176 +312,8 @@ class Run:
         })
 
     def export(self, name: str) -> Path:
-        """Save the policy as a ``MaskablePPO`` zip without optimiser state (atomically).
-
-        The MLP policy is saved as sb3-contrib's own class (it has the same weights), so
-        ``MaskablePPO.load`` reads it without this repository's code.
-        """
-        path = self.dir / name
-        tmp = self.dir / f"{path.stem}.tmp.zip"
-        model, policy = self.model, self.model.policy
-        optimizer, policy_class = policy.optimizer, model.policy_class
-        policy.optimizer = type(optimizer)(policy.parameters(), **optimizer.defaults)
-        if type(policy) is FastMaskablePolicy:
-            model.policy_class = MaskableActorCriticPolicy
-        try:
-            model.save(tmp)
-        finally:
-            policy.optimizer, model.policy_class = optimizer, policy_class
-        os.replace(tmp, path)
-        return path
-
-
-# ---------------------------------------------------------------------------------------
-# logging
-
-CSV_FIELDS = ("steps", "updates", "wall_s", "steps_per_s", "win_random", "win_random_lo",
-              "win_random_hi", "win_greedy", "win_greedy_lo", "win_greedy_hi",
-              "train_win_random", "train_win_greedy", "train_win_self", "pool_size")
-
-
-class MetricsCsv:
-    """``metrics.csv``: one row per evaluation; a resumed run drops the rows it will redo."""
-
-    def __init__(self, path: Path, resume_from: int | None) -> None:
-        self.path = path
-        rows = self.read(path) if resume_from is not None and path.exists() else []
-        rows = [r for r in rows if int(float(r["steps"])) <= (resume_from or 0)]
-        with open(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, CSV_FIELDS)
-            writer.writeheader()
-            writer.writerows(rows)
-
-    @staticmethod
-    def read(path: Path) -> list[dict[str, str]]:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-
-    def append(self, row: dict[str, Any]) -> None:
-        with open(self.path, "a", newline="") as f:
-            csv.DictWriter(f, CSV_FIELDS).writerow(
-                {k: f"{v:.4f}" if isinstance(v, float) else v for k, v in row.items()})
-
-
-def next_multiple(steps: int, every: int) -> int:
-    """The first multiple of ``every`` after ``steps``."""
-    return (steps // every + 1) * every
-
-
-class Trainer(BaseCallback):
-    """The periodic work around PPO's updates: snapshots, evaluations, logs, checkpoints."""
-
-    def __init__(self, run: Run, csv_log: MetricsCsv) -> None:
-        super().__init__()
-        self.run = run
-        self.opts = run.opts
-        self.csv = csv_log
-        self.outcomes: dict[str, list[bool]] = {"random": [], "greedy": [], "self": []}
-        self.start_steps = self.last_update = run.model.num_timesteps
-        self.start_time = time.time()
-        self.next_eval = next_multiple(self.start_steps, self.opts.eval_every)
-        self.next_checkpoint = next_multiple(self.start_steps, self.opts.checkpoint_every)
-        self.bar = tqdm(total=self.opts.total_steps, initial=self.start_steps, unit="step",
-                        disable=not self.opts.progress, dynamic_ncols=True, smoothing=0.05)
-
-    def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
-            if done and "opponent" in info:
-                kind = info["opponent"] if info["opponent"] in self.outcomes else "self"
-                self.outcomes[kind].append(bool(info["is_success"]))
-        self.bar.update(self.model.num_timesteps - self.bar.n)
-        return True
-
-    def _on_training_start(self) -> None:
-        if self.start_steps == 0:  # where self-play starts from (after the warm start)
-            self.evaluate(0)
-
-    def _on_rollout_start(self) -> None:
-        if self.model.num_timesteps > self.start_steps:
-            self.after_update()
-
-    def _on_training_end(self) -> None:
-        self.after_update()
-        self.bar.close()
-
-    def after_update(self) -> None:
-        """Called once the update following each rollout is done."""
-        run, opts = self.run, self.opts
-        steps = self.model.num_timesteps
-        if steps == self.last_update:  # training ended right after an update
-            return
-        self.last_update = steps
-        run.updates += 1
-        if run.updates % opts.snapshot_every == 0:
-            run.pool.add_snapshot(self.model.policy, f"self-{run.updates}")
-        done = steps >= opts.total_steps
-        if steps >= self.next_eval or done:
-            self.next_eval = next_multiple(steps, opts.eval_every)
-            self.evaluate(steps)
-        if steps >= self.next_checkpoint or done:
-            self.next_checkpoint = next_multiple(steps, opts.checkpoint_every)
-            run.save()
-
-    def evaluate(self, steps: int) -> None:
-        """Play the evaluation matches, then log them and keep the best policy."""
-        policy = self.model.policy
-        policy.set_training_mode(False)
-        results = {name: evaluate(policy, name, self.opts.eval_games)
-                   for name in ("random", "greedy")}
-        score = results["greedy"].win_rate_a + results["random"].win_rate_a / 100
-        if score > self.run.best:
-            self.run.best = score
-            self.run.export("best.zip")
-        elapsed = time.time() - self.start_time
-        row: dict[str, Any] = {"steps": steps, "updates": self.run.updates,
-                               "wall_s": round(elapsed, 1),
-                               "steps_per_s": (steps - self.start_steps) / max(elapsed, 1e-9),
-                               "pool_size": len(self.run.pool.snapshots)}
-        for name, res in results.items():
-            lo, hi = res.ci_a
-            row.update({f"win_{name}": res.win_rate_a, f"win_{name}_lo": lo,
-                        f"win_{name}_hi": hi})
-            self.logger.record(f"eval/win_{name}", res.win_rate_a)
-            self.logger.record(f"eval/win_{name}_lo", lo)
-            self.logger.record(f"eval/win_{name}_hi", hi)
-        for kind, wins in self.outcomes.items():
-            rate = float(np.mean(wins)) if wins else float("nan")
-            row[f"train_win_{kind}"] = rate
-            if wins:
-                self.logger.record(f"train/win_{kind}", rate)
-            wins.clear()
-        self.csv.append(row)
-        self.bar.set_postfix_str(f"vs random {results['random'].win_rate_a:.0%} "
-                                 f"vs greedy {results['greedy'].win_rate_a:.0%}")
-
-
-# ---------------------------------------------------------------------------------------
-# the learning curve
-
-
-def plot_learning_curve(csv_path: Path, out: Path) -> None:
-    """Win rates (with their 95% intervals) against random and greedy over the steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = MetricsCsv.read(csv_path)
-    steps = np.array([float(r["steps"]) for r in rows])
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
-    for name, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
-        rate, lo, hi = (np.array([float(r[f"win_{name}{s}"]) for r in rows])
-                        for s in ("", "_lo", "_hi"))
-        ax.plot(steps, rate, color=colour, label=f"vs {name}")
-        ax.fill_between(steps, lo, hi, color=colour, alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set(xlabel="learner moves", ylabel="win rate (paired games)", ylim=(0, 1),
-           title="Self-play MaskablePPO on Patchwork")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+        """Save the policy as ``name.pt`` (a policy file) and ``name.zip``; the ``.pt``."""
+        return export_policy(self.model, self.dir, name)[0]
 
 
 # ---------------------------------------------------------------------------------------
@@ -567,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
         print(f"{where}: training to {opts.total_steps:,} steps in {run.dir}", file=sys.stderr)
         model.learn(remaining, callback=Trainer(run, csv_log), reset_num_timesteps=False)
-    final = run.export("final.zip")
+    final = run.export("final")
     if opts.plot and csv_log.path.exists() and MetricsCsv.read(csv_log.path):
         plot_learning_curve(csv_log.path, run.dir / "learning_curve.png")
     model.policy.set_training_mode(False)

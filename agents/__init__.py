@@ -7,8 +7,8 @@ spec                   agent
 ``greedy``             the best move one step ahead by a patch-value and quilt-shape heuristic
 ``mcts[:BUDGET]``      UCT tree search; ``mcts:400`` = 400 simulations per move (the default),
                        ``mcts:1s`` = one second per move
-``ppo[:PATH]``         a MaskablePPO checkpoint played deterministically (default: the shipped
-                       model, :data:`agents.ppo.DEFAULT_MODEL`)
+``ppo[:PATH]``         a policy file (``.pt``) or MaskablePPO ``.zip`` played deterministically
+                       (default: the shipped model, :data:`agents.ppo.DEFAULT_MODEL`)
 ``ppo-sample[:PATH]``  the same, sampling its moves from the policy
 ``human``              a person at the terminal
 =====================  ====================================================================
@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from patchwork_env.opponents import AgentOpponent, Opponent, RandomOpponent
+
 from .base import Agent
+from .policy_agent import PolicyAgent
 
 SPEC_HELP = "random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], human"
 
@@ -106,4 +109,37 @@ def make(spec: str, seed: int | None = None) -> Agent:
         raise AgentSpecError(f"agent {spec!r}: {e}") from e
 
 
-__all__ = ["AGENT_NAMES", "SPEC_HELP", "Agent", "AgentSpecError", "make", "parse_spec"]
+class RegistryOpponent(AgentOpponent):
+    """An environment opponent that plays the registry's agent ``spec``; an environment's
+    ``reset(seed=s)`` rebuilds it with seed ``s``, so its choices repeat with the games."""
+
+    def __init__(self, spec: str, seed: int | None = None) -> None:
+        super().__init__(make(spec, seed))
+        self.spec = spec
+
+    def reseed(self, seed: int | None) -> None:
+        if seed is not None:
+            self.agent = make(self.spec, seed)
+
+
+def make_opponent(spec: str, seed: int | None = None) -> Opponent:
+    """An opponent for the single-agent and vector environments from an agent spec.
+
+    ``"random"`` gives the environments' compiled random player; any other spec (see the
+    module docstring) the registry's agent, seeded with ``seed``. Problems with the spec
+    raise :class:`AgentSpecError`.
+
+    >>> import gymnasium
+    >>> env = gymnasium.make("patchwork_env/Patchwork-v0", opponent=make_opponent("greedy"))
+    """
+    if isinstance(spec, str) and spec.strip() == "random":
+        return RandomOpponent()
+    try:
+        return RegistryOpponent(spec, seed)
+    except ValueError as e:
+        raise AgentSpecError(f"opponent {spec!r}: {e}") from e
+
+
+__all__ = ["AGENT_NAMES", "SPEC_HELP", "Agent", "AgentSpecError", "PolicyAgent",
+           "RegistryOpponent", "make",
+           "make_opponent", "parse_spec"]

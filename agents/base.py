@@ -24,6 +24,12 @@ class Agent(ABC):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int | None) -> None:
+        """Restart the agent's generator from ``seed``: from here on it plays as an agent
+        built with that seed would (an environment's ``reset(seed)`` calls this)."""
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
     @abstractmethod
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
         """``(len(rows),) int64``: an action for each game ``batch[rows]``.

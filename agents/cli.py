@@ -1,4 +1,4 @@
-"""Command-line plumbing shared by ``evaluate.py`` and ``python -m patchwork_env.play``.
+"""Command-line plumbing shared by ``evaluate.py`` and ``patchwork-play`` (:mod:`.play`).
 
 Bad input ends a command with one line naming the problem and exit status 2, before any
 game is played.

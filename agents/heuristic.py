@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from patchwork_env import GameBatch
-from patchwork_env.actions import ADVANCE, LEATHER_BASE, SLOT_STRIDE
+from patchwork_env.actions import ADVANCE, LEATHER_BASE, N_SLOTS, SLOT_STRIDE
 from patchwork_env.kernels import apply_action
 from patchwork_env.tables import CELL_MASKS, LIST_CODE, LIST_MASK, LIST_START, PATCH_COST
 
@@ -189,7 +189,7 @@ def play_and_settle(s, a, rule, w):
 @njit(cache=True)
 def can_buy(s, slot):
     """Whether the player to move can afford the patch in ``slot`` (placement aside)."""
-    if slot >= min(3, np.int64(s.circle_len)):
+    if slot >= min(N_SLOTS, np.int64(s.circle_len)):
         return False
     return PATCH_COST[s.circle[slot]] <= s.buttons[s.to_move]
 
@@ -207,7 +207,7 @@ def greedy_action(s, rule, w, scratch):
     scratch[0] = s
     play_and_settle(scratch[0], ADVANCE, rule, w)
     best_v = position_value(scratch[0], p, rule, w)
-    for slot in range(3):
+    for slot in range(N_SLOTS):
         if not can_buy(s, slot):
             continue
         a = best_placement(s, slot, rule, w)

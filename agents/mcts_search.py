@@ -20,14 +20,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from patchwork_env.actions import ADVANCE
-from patchwork_env.kernels import STATE_DTYPE, apply_action, random_legal_action, winner
+from patchwork_env.actions import ADVANCE, N_SLOTS
+from patchwork_env.batch_kernels import random_legal_action
+from patchwork_env.kernels import STATE_DTYPE, apply_action, winner
 
 from .heuristic import Weights, best_placement, can_buy, fits_anywhere, play_and_settle
 
-N_MOVES = 4
-"""Children per node: buy from slot 0, 1, 2, then advance."""
-ADVANCE_MOVE = 3
+N_MOVES = N_SLOTS + 1
+"""Children per node: buy from each slot, then advance."""
+ADVANCE_MOVE = N_SLOTS
 _ILLEGAL = -1
 _UNEXPANDED = 0  # the root is node 0 and never anyone's child, so 0 can mean "not yet"
 
@@ -89,7 +90,7 @@ def init_node(states, children, visits, wins, node):
         return
     children[node, ADVANCE_MOVE] = _UNEXPANDED
     p = s.to_move
-    for slot in range(3):
+    for slot in range(N_SLOTS):
         if can_buy(s, slot) and fits_anywhere(s.quilt[p, 0], s.quilt[p, 1], s.circle[slot]):
             children[node, slot] = _UNEXPANDED
 

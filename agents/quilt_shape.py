@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from patchwork_env.kernels import _shift_down
-from patchwork_env.kernels import popcount as popcount
+from patchwork_env.bits import popcount as popcount
+from patchwork_env.bits import shift_down
 from patchwork_env.rules import BOARD_SIZE
 from patchwork_env.tables import FULL_QUILT, cells_to_words
 
@@ -50,11 +50,11 @@ def shape_features(q_lo, q_hi):
     e_hi = ~q_hi & _FULL_HI
     # n? = "the neighbour in that direction is empty", as a set of cells
     na_lo, na_hi = _shift_up(e_lo, e_hi, _ROW)  # neighbour above (c - 9)
-    nb_lo, nb_hi = _shift_down(e_lo, e_hi, _ROW)  # neighbour below (c + 9)
+    nb_lo, nb_hi = shift_down(e_lo, e_hi, _ROW)  # neighbour below (c + 9)
     nl_lo, nl_hi = _shift_up(e_lo, e_hi, _ONE)  # neighbour to the left (c - 1)
     nl_lo &= _NOT_FIRST_COL[0]
     nl_hi &= _NOT_FIRST_COL[1]
-    nr_lo, nr_hi = _shift_down(e_lo, e_hi, _ONE)  # neighbour to the right (c + 1)
+    nr_lo, nr_hi = shift_down(e_lo, e_hi, _ONE)  # neighbour to the right (c + 1)
     nr_lo &= _NOT_LAST_COL[0]
     nr_hi &= _NOT_LAST_COL[1]
     empty = popcount(e_lo) + popcount(e_hi)

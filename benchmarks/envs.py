@@ -5,9 +5,12 @@
   action from the mask, ``step()``; finished agents' ``None`` steps are not counted); once
   with PettingZoo's standard wrappers (as ``env()`` and ``pettingzoo.make`` build them)
   and once on the bare ``raw_env``, since the wrappers cost both games the same time.
-* ``PatchworkVecEnv`` against the random opponent: learner steps per second (one step of
-  one game) at several ``n_envs``, the learner's actions drawn by the engine's random
-  sampler and :meth:`action_masks` read after every step, as MaskablePPO does.
+* ``PatchworkVecEnv`` (SB3) against the random opponent: learner steps per second (one
+  step of one game) at several ``n_envs``, the learner's actions drawn by the engine's
+  random sampler and :meth:`action_masks` read after every step, as MaskablePPO does.
+* The native Gymnasium vector env (``gymnasium.make_vec(...,
+  vectorization_mode="vector_entry_point")``), the same loop, masks read from
+  ``info["action_mask"]``.
 
 Each figure is the median of several timed repeats after a warm-up; VecEnv figures are
 given with numba limited to one thread and with all its threads. Prints a markdown table;
@@ -65,6 +68,25 @@ def vec_steps_per_second(n_envs: int, seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def vector_steps_per_second(n_envs: int, seconds: float, seed: int) -> float:
+    """Learner steps per second of the native Gymnasium vector env against random."""
+    import gymnasium
+
+    envs = gymnasium.make_vec("patchwork_env/Patchwork-v0", num_envs=n_envs,
+                              vectorization_mode="vector_entry_point")
+    envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    batch = envs.unwrapped.batch
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = batch.random_actions(rng)
+        actions[actions < 0] = 0  # a game restarting on this step ignores its action
+        envs.step(actions)
+        steps += n_envs
+    return steps / (time.perf_counter() - start)
+
+
 def connect_four() -> object:
     """PettingZoo's connect_four_v3 as its registry builds it (the same standard wrappers)."""
     return pettingzoo.make("aec", "classic/connect_four-v3")
@@ -86,6 +108,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timings")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-vector", dest="vector", action="store_false",
+                        help="skip the native Gymnasium vector env rows")
     args = parser.parse_args()
     seconds = 0.5 if args.quick else 2.0
     repeats = 3 if args.quick else args.repeats
@@ -107,6 +131,11 @@ def main() -> None:
             rate = median_of(repeats, lambda n=n: vec_steps_per_second(n, seconds, 0))
             rows.append((f"PatchworkVecEnv n_envs={n}, {threads} thread(s)", "learner steps/s",
                          rate))
+        if args.vector:
+            for n in (64, 512):
+                rate = median_of(repeats, lambda n=n: vector_steps_per_second(n, seconds, 0))
+                rows.append((f"Gymnasium vector env n_envs={n}, {threads} thread(s)",
+                             "learner steps/s", rate))
     numba.set_num_threads(all_threads)
 
     print(f"# {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "

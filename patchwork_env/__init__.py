@@ -39,7 +39,8 @@ def _register() -> None:
     import pettingzoo
 
     gymnasium.register(id="patchwork_env/Patchwork-v0",
-                       entry_point="patchwork_env.gym_env:PatchworkEnv")
+                       entry_point="patchwork_env.gym_env:PatchworkEnv",
+                       vector_entry_point="patchwork_env.vector_env:PatchworkVectorEnv")
     if hasattr(pettingzoo, "register"):  # the registry exists from pettingzoo 1.27
         pettingzoo.register("aec", "patchwork_env/patchwork-v0",
                             entry_point="patchwork_env.aec:env")

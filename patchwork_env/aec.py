@@ -16,11 +16,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import N_ACTIONS
-from .engine import GameBatch, check_circle, random_setup
+from .engine import GameBatch, random_setup
 from .game import Game
-from .gym_env import check_render_mode, render_game
-from .observation import check_reward, final_rewards, layout
+from .observation import layout, observe
+from .render_modes import render_game
+from .rewards import check_reward, final_rewards
 from .rules import Rules, get_rules
+from .validation import check_circle, check_render_mode, check_seat
 
 AGENTS = ("player_0", "player_1")
 RESET_OPTIONS = ("rules", "circle", "first_player")
@@ -210,19 +212,19 @@ class raw_env(AECEnv):
         if rules != self.rules and layout(rules).space != layout(self.rules).space:
             raise ValueError(f"rules {rules} change the observation space; create a new "
                              "environment with rules=... instead")
-        first = options.get("first_player")
-        if first is not None and (first not in (0, 1) or isinstance(first, bool)):
-            raise ValueError(f"first_player must be 0 or 1, got {first!r}")
+        first = check_seat(options.get("first_player"), "first_player", allow_none=True)
         circle = options.get("circle")
         return rules, None if circle is None else check_circle(circle), first
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}: the agents are {list(AGENTS)}")
         seat = AGENTS.index(agent)
         game = self._live()
         mask = np.zeros(N_ACTIONS, np.int8)
         if agent == self.agent_selection and not self.terminations[agent]:
             mask[game.legal_actions()] = 1
-        return {"observation": game.batch.observe(seat)[0], "action_mask": mask}
+        return {"observation": observe(game.batch.state, game.rules, seat)[0], "action_mask": mask}
 
     def step(self, action: Any) -> None:
         game = self._live()

@@ -15,20 +15,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import kernels
 from .actions import N_ACTIONS, NO_ACTION, format_action
+from .batch_kernels import BATCH_KERNELS, check_kernel, restart_finished, set_up_games
+from .compiling import compile_serial_and_parallel, pick
 from .kernels import STATE_DTYPE
-from .observation import observe
 from .patches import FIRST_PATCH_ID, N_PATCHES
 from .rules import Rules, get_rules
 from .tables import RuleTables
-
-if TYPE_CHECKING:
-    from .game import Game
+from .validation import check_circle, check_first_players
 
 # Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
@@ -49,12 +48,11 @@ _ERROR_TEXT = {
 }
 
 
-_KERNELS = {name: kernels.compile_serial_and_parallel(fn)
-            for name, fn in kernels.BATCH_KERNELS.items()}
+_KERNELS = {name: compile_serial_and_parallel(fn) for name, fn in BATCH_KERNELS.items()}
 
 
 def _kernel(name: str, n: int) -> Any:
-    return kernels.pick(_KERNELS[name], n)
+    return pick(_KERNELS[name], n)
 
 
 def random_setup(rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -69,20 +67,6 @@ def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndar
     first = np.empty(n, dtype=np.int8)
     _kernel("setups", n)(_seed_from(rng), FIRST_PATCH_ID, circles, first)
     return circles, first
-
-
-def check_circle(circle: Any) -> np.ndarray:
-    """A starting circle as an int8 array; ``ValueError`` unless it is a valid setup."""
-    arr = np.asarray(circle)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"circle must hold ints, got dtype {arr.dtype}")
-    if arr.shape != (N_PATCHES,):
-        raise ValueError(f"circle must hold the {N_PATCHES} patch ids, got shape {arr.shape}")
-    if sorted(arr.tolist()) != list(range(N_PATCHES)):
-        raise ValueError(f"circle must be a permutation of the patch ids 0..{N_PATCHES - 1}")
-    if arr[-1] != FIRST_PATCH_ID:
-        raise ValueError(f"circle must end with patch {FIRST_PATCH_ID}, got {int(arr[-1])}")
-    return arr.astype(np.int8)
 
 
 class GameBatch:
@@ -115,13 +99,13 @@ class GameBatch:
                     seed: int | None = None) -> GameBatch:
         """Games with explicit circles (patch ids clockwise from the neutral token)."""
         circles = [check_circle(c) for c in circles]
-        first = np.asarray(first_players)
-        if first.shape != (len(circles),) or not np.isin(first, (0, 1)).all():
-            raise ValueError("first_players must give 0 or 1 for each circle")
+        if not circles:
+            raise ValueError("a batch needs at least one game, got no circles")
+        first = check_first_players(first_players, len(circles))
         batch = cls(np.zeros(len(circles), STATE_DTYPE), rules, np.random.default_rng(seed))
-        kernels.set_up_games(batch.state, np.arange(len(circles)),
-                             np.array(circles, np.int8).reshape(-1, N_PATCHES),
-                             first.astype(np.int8), batch.rules.start_buttons)
+        set_up_games(batch.state, np.arange(len(circles)),
+                     np.array(circles, np.int8).reshape(-1, N_PATCHES),
+                     first, batch.rules.start_buttons)
         return batch
 
     @classmethod
@@ -136,12 +120,6 @@ class GameBatch:
         rng = np.random.Generator(type(self.rng.bit_generator)())
         rng.bit_generator.state = self.rng.bit_generator.state
         return GameBatch(self.state.copy(), self.rules, rng)
-
-    def game(self, row: int) -> Game:
-        """A :class:`~patchwork_env.game.Game` holding a copy of game ``row``."""
-        from .game import Game
-
-        return Game(GameBatch(self.state[row : row + 1].copy(), self.rules, self.rng))
 
     def __len__(self) -> int:
         return len(self.state)
@@ -165,8 +143,7 @@ class GameBatch:
         """
         rows = np.empty(len(self), np.int64)
         seed = _seed_from(self.rng if rng is None else rng)
-        n = kernels.restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons,
-                                     rows)
+        n = restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons, rows)
         return rows[:n]
 
     # ----- field views ----------------------------------------------------------------
@@ -239,15 +216,28 @@ class GameBatch:
         acts = actions
         if not (isinstance(acts, np.ndarray) and acts.dtype == np.int64):
             acts = np.asarray(actions)
-            if acts.dtype.kind not in "iu":
-                raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
+            if acts.dtype.kind != "i":  # converting must never wrap a value into range
+                top = np.iinfo(np.int64).max
+                if acts.dtype.kind == "u" and acts.size and acts.max() > top:
+                    row = int(np.argmax(acts.reshape(-1) > top))
+                    raise ValueError(self._illegal_message(row, int(acts.reshape(-1)[row]),
+                                                           kernels.ERR_OUT_OF_RANGE))
+                if acts.dtype.kind != "u":
+                    # ints beyond 64 bits make an object (mixed with negatives, a float) array
+                    values = np.asarray(actions, dtype=object).reshape(-1).tolist()
+                    for row, a in enumerate(values):
+                        if (isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_)
+                                and not -top - 1 <= a <= top):
+                            raise ValueError(self._illegal_message(row, int(a),
+                                                                   kernels.ERR_OUT_OF_RANGE))
+                    raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
             acts = acts.astype(np.int64)
         if acts.shape != (len(self),):
             raise ValueError(f"step needs one action per game: shape ({len(self)},), "
                              f"got {acts.shape}")
         if check:
             errors = np.empty(len(self), np.int8)
-            bad = kernels.check_kernel(self.state, acts, errors)
+            bad = check_kernel(self.state, acts, errors)
             if bad >= 0:
                 raise ValueError(self._illegal_message(bad, int(acts[bad]), int(errors[bad])))
         _kernel("step", len(self))(self._state, acts, *self.tables.move_args)
@@ -264,10 +254,14 @@ class GameBatch:
         _kernel("random_actions", len(self))(self._state, seed, out)
         return out
 
-    def playout(self, rng: np.random.Generator | int | None = None) -> None:
-        """Play every unfinished game to its end with uniformly random legal moves."""
+    def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
+        """Play every unfinished game with uniformly random legal moves: to its end, or,
+        with ``until`` (a seat per game, or one for all), until that seat is to move."""
         seed = _seed_from(self.rng if rng is None else rng)
-        _kernel("playout", len(self))(self._state, seed, *self.tables.move_args)
+        stop = np.full(len(self), -1, np.int8)
+        if until is not None:
+            stop[:] = until
+        _kernel("playout", len(self))(self._state, seed, stop, *self.tables.move_args)
 
     def scores(self) -> np.ndarray:
         """``(N, 2) int64``: the current score of each player."""
@@ -280,14 +274,6 @@ class GameBatch:
         out = np.empty(len(self), np.int64)
         _kernel("winners", len(self))(self.state, self.tables.bonus_points, out)
         return out
-
-    def observe(self, players: Any = None, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, D) float32``: every game seen by ``players`` (see :mod:`.observation`).
-
-        ``players``: one seat for all games, an ``(N,)`` array of seats, or ``None`` for
-        the player to move (player 0 in finished games).
-        """
-        return observe(self.state, self.rules, players, out)
 
     def describe(self, row: int = 0) -> str:
         """A one-line summary of game ``row``."""

@@ -17,11 +17,14 @@ from typing import Any
 import numpy as np
 
 from . import kernels
-from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, SLOT_STRIDE, decode_action
-from .engine import GameBatch, check_circle, random_setup
+from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, N_SLOTS, SLOT_STRIDE, decode_action
+from .batch_kernels import checked_step_one, legal_actions_one
+from .engine import GameBatch, random_setup
+from .render import render_text
 from .rules import Rules
 from .serialize import state_from_dict, state_to_dict
 from .tables import PLACEMENT_MASKS, words_to_cells
+from .validation import check_circle, check_seat
 
 
 class Game:
@@ -42,11 +45,15 @@ class Game:
         """A new game: random circle and first player from ``seed`` unless given."""
         rand_circle, rand_first = random_setup(np.random.default_rng(seed))
         circle = rand_circle if circle is None else check_circle(circle)
+        first_player = check_seat(first_player, "first_player", allow_none=True)
         if first_player is None:
             first_player = rand_first
-        elif first_player not in (0, 1) or isinstance(first_player, bool):
-            raise ValueError(f"first_player must be 0 or 1, got {first_player!r}")
         return cls(GameBatch.from_setups([circle], [first_player], rules, seed=seed))
+
+    @classmethod
+    def from_batch(cls, batch: GameBatch, row: int) -> Game:
+        """A game holding a copy of game ``row`` of ``batch``."""
+        return cls(GameBatch(batch.state[row : row + 1].copy(), batch.rules, batch.rng))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], rules: str | Rules | None = None) -> Game:
@@ -128,7 +135,7 @@ class Game:
     # ----- moving --------------------------------------------------------------------------
     def legal_actions(self) -> np.ndarray:
         """The legal actions, sorted (empty once the game is over)."""
-        n = kernels.legal_actions_one(self._state, 0, self._buffer)
+        n = legal_actions_one(self._state, 0, self._buffer)
         return self._buffer[:n].astype(np.int64)
 
     def legal_mask(self) -> np.ndarray:
@@ -139,7 +146,7 @@ class Game:
         """Play ``action`` in place; an illegal action raises ``ValueError``, changing nothing."""
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise TypeError(f"an action is an int, got {type(action).__name__}")
-        error = kernels.checked_step_one(self._state, 0, int(action), *self._batch.tables.move_args)
+        error = checked_step_one(self._state, 0, int(action), *self._batch.tables.move_args)
         if error != kernels.OK:
             raise ValueError(self._batch._illegal_message(0, int(action), error))
 
@@ -156,7 +163,7 @@ class Game:
             return [move.cell]
         slot, code = divmod(int(action), SLOT_STRIDE)
         circle = self.circle
-        if slot >= min(3, len(circle)):
+        if slot >= min(N_SLOTS, len(circle)):
             raise ValueError(f"action {action}: slot {slot} of the circle is empty")
         lo, hi = PLACEMENT_MASKS[circle[slot], code]
         if lo == 0 and hi == 0:
@@ -164,8 +171,6 @@ class Game:
         return words_to_cells(int(lo), int(hi))
 
     def __str__(self) -> str:
-        from .render import render_text
-
         return render_text(self, color=False)
 
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""What an agent sees and what it is paid: ego-centric observation vectors and final rewards.
+"""What an agent sees: ego-centric observation vectors, filled for a whole batch at once.
 
 An observation is one flat ``float32`` vector per game, seen from one player (the
 *observer*); every pair of values lists the observer first and the opponent second.
@@ -26,24 +26,27 @@ field                shape           value
 ``leather_track``    (track_end+1,)  1 on each space where a leather patch still lies
 ===================  ==============  ====================================================
 
-:func:`observe` fills a whole batch in one compiled call; ``GameBatch.observe`` is the
-entry point the environments use, so every interface shares this code. The reward helpers
-at the end turn finished games into per-seat rewards for all three environments.
+:func:`observe` fills a whole batch in one compiled call; every environment and learned
+agent uses it, so every interface shares this code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit, prange
 
 from .actions import N_CELLS
-from .kernels import STATE_DTYPE, compile_serial_and_parallel, pick
+from .compiling import compile_serial_and_parallel, pick
+from .kernels import STATE_DTYPE
 from .patches import N_PATCHES, PATCHES
 from .rules import BOARD_SIZE, Rules
+
+if TYPE_CHECKING:
+    from .engine import GameBatch
 
 BUTTONS_SCALE = 50.0
 INCOME_SCALE = 10.0
@@ -243,6 +246,16 @@ def observe(state: np.ndarray, rules: Rules, players: Any = None,
     return out
 
 
+def observe_batch(batch: GameBatch, players: Any = None,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """``(N, size) float32``: every game of ``batch`` seen by ``players`` (see :func:`observe`).
+
+    ``players``: one seat for all games, an ``(N,)`` array of seats, or ``None`` for the
+    player to move (player 0 in finished games).
+    """
+    return observe(batch.state, batch.rules, players, out)
+
+
 def _check_players(players: Any, state: np.ndarray) -> np.ndarray:
     n = len(state)
     if players is None:
@@ -261,32 +274,3 @@ def _check_players(players: Any, state: np.ndarray) -> np.ndarray:
     if n and (seats.min() < 0 or seats.max() > 1):
         raise ValueError("players must be 0 or 1")
     return seats.astype(np.int64, copy=False)
-
-
-# ---------------------------------------------------------------------------------------
-# rewards
-
-REWARD_MODES = ("win", "score")
-
-
-def check_reward(reward: str, score_scale: float) -> None:
-    """``ValueError`` unless ``reward``/``score_scale`` name a valid reward scheme."""
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-    if not isinstance(score_scale, int | float) or not score_scale > 0:
-        raise ValueError(f"score_scale must be a positive number, got {score_scale!r}")
-
-
-def final_rewards(scores: np.ndarray, winners: np.ndarray, players: np.ndarray,
-                  reward: str = "win", score_scale: float = 0.02) -> np.ndarray:
-    """``(k,) float64``: the end-of-game reward of ``players`` in finished games.
-
-    ``"win"``: +1 to the winner, -1 to the loser. ``"score"``: ``score_scale`` times the
-    player's score minus the opponent's (0 on equal scores, whoever won the tie-break).
-    """
-    players = np.asarray(players)
-    if reward == "win":
-        return np.where(np.asarray(winners) == players, 1.0, -1.0)
-    rows = np.arange(len(players))
-    diff = scores[rows, players] - scores[rows, 1 - players]
-    return diff * float(score_scale)

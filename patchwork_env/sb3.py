@@ -1,19 +1,20 @@
-"""A Stable-Baselines3 ``VecEnv`` that runs all its games in one :class:`GameBatch`.
+"""A Stable-Baselines3 ``VecEnv`` over the native vector env: all games in one ``GameBatch``.
 
 ``PatchworkVecEnv(n_envs, opponent, seed)`` gives SB3 ``n_envs`` games at once with no
-per-game Python: the learner's moves, the opponent's replies (batched over every game
-waiting for it), observations, masks and resets are each one call over the batch. It is
-the batched twin of :class:`~patchwork_env.gym_env.PatchworkEnv` (same :class:`Duel`
-underneath), so the same seeds and actions give the same games.
+per-game Python. It is a thin adapter over
+:class:`~patchwork_env.vector_env.PatchworkVectorEnv` (same-step autoreset), which does
+the work: the learner's moves, the opponent's replies, observations, masks and restarts.
+So the Gymnasium env, the Gymnasium vector env and this one play the same games for the
+same seeds and actions.
 
 Example::
 
     from sb3_contrib import MaskablePPO
+    from patchwork_env.agents import PolicyAgent
 
     venv = PatchworkVecEnv(64, opponent="random", seed=0)
     model = MaskablePPO("MlpPolicy", venv, seed=0).learn(100_000)
-    model.save("generation_1")
-    venv.set_opponent(model_policy(MaskablePPO.load("generation_1")))  # a frozen copy
+    venv.set_opponent(PolicyAgent.from_model(model))  # a frozen copy of the learner
     model.learn(100_000)
 """
 
@@ -23,7 +24,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnv,
     VecEnvIndices,
@@ -31,11 +31,13 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from .actions import N_ACTIONS
-from .engine import GameBatch, random_setup
-from .gym_env import Duel, Policy, check_action_values, read_setup
-from .observation import layout
-from .rules import Rules, get_rules
+from .duel import Duel
+from .engine import GameBatch
+from .game import Game
+from .render import render_rgb
+from .rules import Rules
+from .validation import check_actions, check_count, check_render_mode
+from .vector_env import SAME_STEP, PatchworkVectorEnv
 
 
 class PatchworkVecEnv(VecEnv):
@@ -56,25 +58,30 @@ class PatchworkVecEnv(VecEnv):
 
     RESET_OPTIONS = ("circle", "first_player")
 
-    def __init__(self, n_envs: int, opponent: str | Policy | Any = "random",
+    def __init__(self, n_envs: int, opponent: Any = "random",
                  seed: int | None = None, learner_seat: int | None = None,
                  rules: str | Rules = "default", reward: str = "win",
                  score_scale: float = 0.02, illegal_reward: float = -1.0,
                  render_mode: str | None = None) -> None:
-        if not isinstance(n_envs, int | np.integer) or isinstance(n_envs, bool) or n_envs < 1:
-            raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        self.rules = get_rules(rules)
+        n = check_count(n_envs, "n_envs")
+        check_render_mode(render_mode, ["rgb_array"])
+        self.vector_env = PatchworkVectorEnv(n, opponent, seed, learner_seat, rules, reward,
+                                             score_scale, illegal_reward, render_mode,
+                                             autoreset_mode=SAME_STEP)
+        """The Gymnasium vector env that plays the games."""
+        self.rules = self.vector_env.rules
         self.render_mode = render_mode
-        self.duel = Duel(GameBatch.new(int(n_envs), rules=self.rules, seed=seed), opponent,
-                         seed, learner_seat, reward, score_scale, illegal_reward)
-        """The games and the learner's seats; ``duel.batch`` is the :class:`GameBatch`."""
-        super().__init__(int(n_envs), layout(self.rules).space, spaces.Discrete(N_ACTIONS))
+        super().__init__(n, self.vector_env.single_observation_space,
+                         self.vector_env.single_action_space)
         if seed is not None:
             self.seed(seed)
         self._actions: np.ndarray | None = None
         self._started = False
+
+    @property
+    def duel(self) -> Duel:
+        """The games and the learner's seats; ``duel.batch`` is the :class:`GameBatch`."""
+        return self.vector_env.duel
 
     @property
     def batch(self) -> GameBatch:
@@ -86,58 +93,36 @@ class PatchworkVecEnv(VecEnv):
         """``(n_envs,)``: the learner's seat in each current game."""
         return self.duel.seats.copy()
 
-    def set_opponent(self, opponent: str | Policy | Any) -> None:
+    def set_opponent(self, opponent: Any) -> None:
         """Play the learner against ``opponent`` from the next move on."""
         self.duel.set_opponent(opponent)
 
     # ----- the VecEnv cycle -------------------------------------------------------------
     def reset(self) -> VecEnvObs:
-        seeds, options = self._seeds, self._options
-        rows = np.arange(self.num_envs)
-        if all(s is None for s in seeds) and not any(options):
-            self.duel.start(rows)
-        else:
-            self._start_seeded(rows, seeds, options)
+        self.vector_env.start_games(self._seeds, self._options)
         self._reset_seeds()
         self._reset_options()
-        self.reset_infos = [{} for _ in rows]
+        self.reset_infos = [{} for _ in range(self.num_envs)]
         self._started = True
         return self.duel.observe()
-
-    def _start_seeded(self, rows: np.ndarray, seeds: Sequence[int | None],
-                      options: Sequence[dict[str, Any]]) -> None:
-        """Games set up from per-env seeds (``Game.new(seed)``) and options."""
-        if all(s is not None for s in seeds):
-            self.duel.reseed(np.random.default_rng(list(seeds)), seeds[0])
-        opts = [read_setup(o, self.RESET_OPTIONS) for o in options]
-        circles, firsts = [], []
-        for seed, opt in zip(seeds, opts, strict=True):
-            circle, first = random_setup(np.random.default_rng(seed) if seed is not None
-                                         else self.duel.rng)
-            circles.append(opt["circle"] if opt.get("circle") is not None else circle)
-            firsts.append(opt["first_player"] if opt.get("first_player") is not None else first)
-        self.duel.start(rows, np.array(circles), np.array(firsts))
 
     def step_async(self, actions: np.ndarray) -> None:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        self._actions = check_action_values(actions, self.num_envs)
+        self._actions = check_actions(actions, self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
             raise RuntimeError("step_wait() needs step_async(actions) first")
         actions, self._actions = self._actions, None
-        rewards, over, illegal = self.duel.step(actions)
+        obs, rewards, over, _, _ = self.vector_env.step(actions)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if over.any():
-            rows = np.flatnonzero(over)
-            final_obs = self.duel.observe(rows)
+            ended = self.duel.ended
             for k, (row, outcome) in enumerate(
-                    zip(rows.tolist(), self.duel.outcomes(rows, illegal[rows]), strict=True)):
-                outcome["terminal_observation"] = final_obs[k]
-                infos[row] = outcome
-            self.duel.start(rows)
-        return self.duel.observe(), rewards.astype(np.float32), over, infos
+                    zip(ended.rows.tolist(), ended.outcomes, strict=True)):
+                infos[row] = {**outcome, "terminal_observation": ended.observations[k]}
+        return obs, rewards.astype(np.float32), over, infos
 
     def action_masks(self) -> np.ndarray:
         """``(n_envs, 2026) bool``: the learner's legal actions in every game."""
@@ -167,9 +152,7 @@ class PatchworkVecEnv(VecEnv):
             masks = self.duel.masks
             return [masks[i].copy() for i in idx]
         if method_name == "render":
-            from .render import render_rgb
-
-            return [render_rgb(self.batch.game(i)) for i in idx]
+            return [render_rgb(Game.from_batch(self.batch, i)) for i in idx]
         raise AttributeError(f"PatchworkVecEnv has no per-env method {method_name!r}; "
                              "available: 'action_masks', 'render'")
 
@@ -177,21 +160,4 @@ class PatchworkVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        from .render import render_rgb
-
-        return [render_rgb(self.batch.game(i)) for i in range(self.num_envs)]
-
-
-def model_policy(model: Any, deterministic: bool = False) -> Policy:
-    """A policy ``(observations, masks) -> actions`` that asks ``model`` (e.g. MaskablePPO).
-
-    Pass a frozen copy of the learner (say ``MaskablePPO.load(path)``) to play against
-    an earlier self.
-    """
-
-    def policy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=deterministic)
-        return np.asarray(actions)
-
-    policy.__name__ = f"{type(model).__name__}.predict"
-    return policy
+        return [render_rgb(Game.from_batch(self.batch, i)) for i in range(self.num_envs)]

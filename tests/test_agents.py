@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from patchwork_env import LEATHER_BASE, Game, GameBatch, agents
 from patchwork_env.agents import AgentSpecError, make, parse_spec
 from patchwork_env.agents.arena import play_match
 from patchwork_env.agents.mcts import MCTSAgent
 from patchwork_env.agents.ppo import PPOAgent
-
-from patchwork_env import LEATHER_BASE, Game, GameBatch, agents
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +66,15 @@ def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
     bad.write_bytes(b"not a zip file at all")
     with pytest.raises(AgentSpecError, match=r"cannot load .* as a MaskablePPO checkpoint"):
         make(f"ppo:{bad}")
+    bad = tmp_path / "model.pt"
+    bad.write_bytes(b"not a policy file either")
+    with pytest.raises(AgentSpecError, match=r"cannot load .*model\.pt as a policy file"):
+        make(f"ppo-sample:{bad}")
 
 
 def test_default_ppo_model_missing_is_explained(monkeypatch: pytest.MonkeyPatch,
                                                 tmp_path: Path) -> None:
-    monkeypatch.setattr("patchwork_env.agents.ppo.DEFAULT_MODEL", tmp_path / "ppo.zip")
+    monkeypatch.setattr("patchwork_env.agents.ppo.DEFAULT_MODEL", tmp_path / "ppo.pt")
     with pytest.raises(AgentSpecError, match="no model has been shipped yet"):
         make("ppo")
 
@@ -104,16 +108,19 @@ def test_ppo_agent_plays_legal_moves(tiny_model: Path) -> None:
 
 def test_ppo_agent_sees_what_the_learner_sees(tiny_model: Path) -> None:
     """Deterministic play equals the model's own prediction on the env's observation."""
+    from sb3_contrib import MaskablePPO
+
     from patchwork_env.observation import observe
 
     agent = PPOAgent(tiny_model, seed=0)
+    model = MaskablePPO.load(tiny_model, device="cpu")
     batch = GameBatch.new(16, seed=4)
     for _ in range(9):
         batch.step(batch.random_actions(2))
     rows = np.flatnonzero(~batch.done)
     obs = observe(batch.state[rows], batch.rules, batch.to_move[rows])
-    expected, _ = agent.model.predict(obs, action_masks=batch.legal_mask()[rows],
-                                      deterministic=True)
+    expected, _ = model.predict(obs, action_masks=batch.legal_mask()[rows],
+                                deterministic=True)
     assert (agent.act(batch, rows) == expected).all()
 
 
@@ -132,4 +139,4 @@ def test_act_refuses_finished_games() -> None:
     with pytest.raises(ValueError, match="finished games"):
         make("greedy").act(batch, np.array([0]))
     with pytest.raises(ValueError, match="the game is over"):
-        MCTSAgent("10").act_game(batch.game(1))
+        MCTSAgent("10").act_game(Game.from_batch(batch, 1))

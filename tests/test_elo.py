@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from patchwork_env.agents.ratings import bootstrap_elo, fit_elo, wilson_interval
 
 

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from patchwork_env.agents.tournament import make_tasks, round_robin
 
 import evaluate
 from patchwork_env import Game
+from patchwork_env.agents.tournament import make_tasks, round_robin
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,16 +86,25 @@ def test_bad_input_stops_before_any_game(argv: list[str], message: str, tmp_path
     assert not (out / "results.json").exists()
 
 
-def test_corrupt_checkpoint_stops_before_any_game(tmp_path: Path,
+@pytest.mark.parametrize(("name", "kind"), [("model.zip", "MaskablePPO checkpoint"),
+                                            ("model.pt", "policy file")])
+def test_corrupt_checkpoint_stops_before_any_game(tmp_path: Path, name: str, kind: str,
                                                   capsys: pytest.CaptureFixture) -> None:
-    bad = tmp_path / "model.zip"
+    bad = tmp_path / name
     bad.write_text("garbage")
     with pytest.raises(SystemExit) as exit_info:
         evaluate.main(["random", f"ppo:{bad}", "--out", str(tmp_path / "out")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: agent 'ppo:") and "MaskablePPO checkpoint" in err
+    assert err.startswith("error: agent 'ppo:") and kind in err
     assert err.count("\n") == 1 and not (tmp_path / "out" / "results.json").exists()
+
+
+def test_the_shipped_model_plays_a_tournament(tmp_path: Path) -> None:
+    assert evaluate.main(["ppo", "ppo-sample", "--games", "2", "--seed", "3", "--jobs", "1",
+                          "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["agents"] == ["ppo", "ppo-sample"] and doc["pairings"][0]["games"] == 2
 
 
 def test_command_line_exit_status(tmp_path: Path) -> None:

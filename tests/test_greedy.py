@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from patchwork_env import ADVANCE, LEATHER_BASE, GameBatch
+from patchwork_env.actions import parse_cell
 from patchwork_env.agents.arena import play_match
 from patchwork_env.agents.greedy import GreedyAgent
 from patchwork_env.agents.heuristic import (
@@ -15,9 +18,6 @@ from patchwork_env.agents.heuristic import (
 )
 from patchwork_env.agents.quilt_shape import shape_features
 from patchwork_env.agents.random_agent import RandomAgent
-
-from patchwork_env import ADVANCE, LEATHER_BASE, GameBatch
-from patchwork_env.actions import parse_cell
 from patchwork_env.tables import LIST_CODE, LIST_MASK, LIST_START, cells_to_words
 
 from .positions import EMPTY, FULL, cells, position

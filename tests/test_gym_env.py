@@ -3,16 +3,14 @@ env, rewards from the agent's side, illegal actions and the opponents it accepts
 
 from __future__ import annotations
 
-import sys
-import types
-
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 from patchwork_env import ADVANCE, LEATHER_BASE, N_ACTIONS, Game
-from patchwork_env.gym_env import PatchworkEnv, RandomOpponent, make_opponent
+from patchwork_env.gym_env import PatchworkEnv
+from patchwork_env.opponents import RandomOpponent, make_opponent
 from tests.test_aec import always_advance, first_buy, middle_move, replay_in_aec
 
 
@@ -159,6 +157,8 @@ def test_an_agent_object_plays_like_the_same_policy():
 
 
 def test_opponent_names_are_looked_up_in_the_agents_registry(monkeypatch):
+    import patchwork_env.agents as registry
+
     made = []
 
     def make(spec, seed=None):
@@ -167,30 +167,27 @@ def test_opponent_names_are_looked_up_in_the_agents_registry(monkeypatch):
         made.append(seed)
         return LowestAgent()
 
-    monkeypatch.setitem(sys.modules, "agents", types.SimpleNamespace(make=make))
-    env = PatchworkEnv(opponent="lowest", learner_seat=0)
+    monkeypatch.setattr(registry, "make", make)
+    env = PatchworkEnv(opponent=registry.make_opponent("lowest"), learner_seat=0)
     play(env, middle_move, seed=4)
     assert made[-1] == 4  # rebuilt with the episode's seed
     with pytest.raises(ValueError, match=r"opponent 'nobody': no agent called"):
-        PatchworkEnv(opponent="nobody")
+        registry.make_opponent("nobody")
 
 
 def test_an_agent_of_the_registry_by_name():
-    agents = pytest.importorskip("agents")
-    if not hasattr(agents, "make"):
-        pytest.skip("the agents package has no registry")
-    env = PatchworkEnv(opponent="greedy", learner_seat=1)
+    from patchwork_env import agents
+
+    env = PatchworkEnv(opponent=agents.make_opponent("greedy"), learner_seat=1)
     runs = [play(env, middle_move, seed=3)[1] for _ in range(2)]
     assert runs[0] == runs[1]
 
 
-def test_unknown_names_without_a_registry_are_refused(monkeypatch):
-    monkeypatch.setitem(sys.modules, "agents", types.SimpleNamespace())
+def test_the_env_looks_up_no_names():
     with pytest.raises(ValueError, match=r"unknown opponent 'greedy'.*registry"):
         make_opponent("greedy")
-    monkeypatch.setitem(sys.modules, "agents", None)  # not installed
-    with pytest.raises(ValueError, match=r"unknown opponent 'greedy'.*not installed"):
-        make_opponent("greedy")
+    with pytest.raises(ValueError, match=r"unknown opponent 'greedy'.*registry"):
+        PatchworkEnv(opponent="greedy")
 
 
 def test_bad_opponents_are_refused():

@@ -6,13 +6,13 @@ import time
 
 import numpy as np
 import pytest
+
+from patchwork_env import ADVANCE, Game
 from patchwork_env.agents.arena import play_match
 from patchwork_env.agents.greedy import GreedyAgent
 from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, rule_args
 from patchwork_env.agents.mcts import Budget, MCTSAgent
 from patchwork_env.agents.mcts_search import Tree, run_simulations
-
-from patchwork_env import ADVANCE, Game
 
 from .positions import position
 

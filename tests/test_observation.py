@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from patchwork_env import PATCHES, GameBatch, Rules, get_rules
+from patchwork_env import PATCHES, Game, GameBatch, Rules, get_rules
 from patchwork_env.kernels import STATE_DTYPE
 from patchwork_env.observation import (
     LEATHER_AT,
     PATCH_FEATURES,
     SLOT_FEATURES,
-    check_reward,
-    final_rewards,
     layout,
     observe,
+    observe_batch,
 )
+from patchwork_env.rewards import check_reward, final_rewards
 from tests.positions import EMPTY, position
 
 LAYOUT = layout(get_rules("default"))
@@ -46,7 +46,7 @@ THEIRS = """
 
 
 def seen_by(game, seat):
-    return LAYOUT.split(game.batch.observe(seat)[0])
+    return LAYOUT.split(observe_batch(game.batch, seat)[0])
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_observation_depends_on_the_seat_not_the_player_number(played):
     batch = played
     seats = np.random.default_rng(2).integers(0, 2, size=len(batch))
     swapped = swap_seats(batch.state)
-    np.testing.assert_array_equal(batch.observe(seats),
+    np.testing.assert_array_equal(observe_batch(batch, seats),
                                   observe(swapped, batch.rules, 1 - seats))
 
 
@@ -158,7 +158,7 @@ def decode(obs: np.ndarray) -> dict:
 
 def test_the_position_can_be_read_back_from_the_observation(played):
     for row in range(0, len(played), 6):
-        game = played.game(row)
+        game = Game.from_batch(played, row)
         for seat in (0, 1):
             d = game.state_dict()
             order = [seat, 1 - seat]
@@ -174,23 +174,24 @@ def test_the_position_can_be_read_back_from_the_observation(played):
                 "first_to_finish": other[d["first_to_finish"]],
                 "circle": d["circle"],
             }
-            assert decode(game.batch.observe(seat)[0]) == expected
+            assert decode(observe_batch(game.batch, seat)[0]) == expected
 
 
 def test_batch_path_equals_one_game_at_a_time(played):
     # 300 games take the multi-threaded kernel, one game the serial one
     seats = np.random.default_rng(5).integers(0, 2, size=len(played))
-    whole = played.observe(seats)
+    whole = observe_batch(played, seats)
     for row in range(0, len(played), 7):
-        np.testing.assert_array_equal(whole[row], played.game(row).batch.observe(seats[row])[0])
+        alone = Game.from_batch(played, row).batch
+        np.testing.assert_array_equal(whole[row], observe_batch(alone, seats[row])[0])
 
 
 def test_observations_stay_inside_the_space_and_default_to_the_mover(played):
     batch = played
-    obs = batch.observe()
+    obs = observe_batch(batch)
     assert all(LAYOUT.space.contains(o) for o in obs)
     movers = np.maximum(batch.to_move, 0)
-    np.testing.assert_array_equal(obs, batch.observe(movers))
+    np.testing.assert_array_equal(obs, observe_batch(batch, movers))
     assert batch.done.any()  # finished games are covered too
 
 
@@ -203,7 +204,7 @@ def test_leather_track_follows_the_rules():
     rules = Rules(leather_positions=(3, 50), track_end=60)
     game = position(rules=rules, position=(4, 2))
     lay = layout(rules)
-    obs = lay.split(game.batch.observe(0)[0])
+    obs = lay.split(observe_batch(game.batch, 0)[0])
     assert lay.size == LEATHER_AT + 61
     assert np.flatnonzero(obs["leather_track"]).tolist() == [50]
     np.testing.assert_allclose(obs["position"], [4 / 60, 2 / 60])
@@ -218,8 +219,8 @@ def test_an_empty_board_with_an_empty_circle():
 def test_out_buffer_is_filled_in_place(played):
     batch = played[np.arange(5)]
     out = np.full((5, LAYOUT.size), 9.0, np.float32)
-    assert batch.observe(1, out=out) is out
-    np.testing.assert_array_equal(out, batch.observe(1))
+    assert observe_batch(batch, 1, out=out) is out
+    np.testing.assert_array_equal(out, observe_batch(batch, 1))
 
 
 @pytest.mark.parametrize(("players", "error"), [
@@ -228,13 +229,13 @@ def test_out_buffer_is_filled_in_place(played):
 ])
 def test_bad_players_are_refused(players, error):
     with pytest.raises(error, match="players"):
-        GameBatch.new(3, seed=0).observe(players)
+        observe_batch(GameBatch.new(3, seed=0), players)
 
 
 def test_bad_state_or_out_is_refused():
     batch = GameBatch.new(2, seed=0)
     with pytest.raises(ValueError, match="out must be"):
-        batch.observe(out=np.zeros((2, 5), np.float32))
+        observe_batch(batch, out=np.zeros((2, 5), np.float32))
     with pytest.raises(TypeError, match="STATE_DTYPE"):
         observe(np.zeros(2), batch.rules)
     assert observe(np.zeros(0, STATE_DTYPE), batch.rules).shape == (0, LAYOUT.size)

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from patchwork_env import ADVANCE, LEATHER_BASE, Game, GameBatch
 from patchwork_env.actions import SLOT_STRIDE
+from patchwork_env.compiling import PARALLEL_MIN_BATCH
 from patchwork_env.engine import random_setups, sample_legal
-from patchwork_env.kernels import PARALLEL_MIN_BATCH
 from patchwork_env.patches import PATCHES
 from patchwork_env.rules import PRESETS
 from patchwork_env.tables import words_to_cells
@@ -132,7 +132,7 @@ def test_a_batch_plays_the_same_games_as_single_games() -> None:
             if action >= 0:
                 game.step(int(action))
     for row, game in enumerate(games):
-        assert batch.game(row) == game
+        assert Game.from_batch(batch, row) == game
         assert game.scores() == tuple(batch.scores()[row])
         assert game.winner == batch.winners()[row]
 
@@ -166,7 +166,7 @@ def test_the_legal_mask_holds_exactly_the_legal_actions() -> None:
     while not batch.done.all():
         mask = batch.legal_mask()
         for row in range(len(batch)):
-            listed = batch.game(row).legal_actions()
+            listed = Game.from_batch(batch, row).legal_actions()
             assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
         batch.step(batch.random_actions(rng))
 
@@ -177,7 +177,7 @@ def test_the_multithreaded_legal_mask_holds_exactly_the_legal_actions() -> None:
     for _ in range(30):
         mask = batch.legal_mask()
         for row in range(0, len(batch), 7):
-            listed = batch.game(row).legal_actions()
+            listed = Game.from_batch(batch, row).legal_actions()
             assert np.flatnonzero(mask[row]).tolist() == listed.tolist()
         batch.step(batch.random_actions(rng))
         batch.reset_done(rng)

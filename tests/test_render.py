@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from patchwork_env import PATCHES, Game, Rules
 from patchwork_env.patches import LEATHER_ID
 from patchwork_env.render import (
     CELL,
+    COMPACT_LINES,
+    COMPACT_WIDTH,
     HEIGHT,
     LEATHER_COLOR,
     PATCH_COLORS,
@@ -203,3 +207,111 @@ def test_rgb_other_rules_and_finished_games(finished: Game) -> None:
     for game in (finished, long_track, Game.new(seed=0, rules="revised")):
         image = render_rgb(game)
         assert image.shape == (HEIGHT, WIDTH, 3)
+
+
+# ----- the compact screen -------------------------------------------------------------------
+
+def random_positions(n_games: int, seed: int) -> list[Game]:
+    """Positions from random games under every preset: openings, middles, pending leather
+    patches and finished games."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for i in range(n_games):
+        game = Game.new(seed=seed + i, rules=("default", "revised", "classic")[i % 3])
+        stops = set(rng.integers(0, 60, 3).tolist())
+        for move in range(1000):
+            if game.is_over:
+                break
+            if move in stops or game.pending_leather:
+                games.append(game.copy())
+            game.step(int(rng.choice(game.legal_actions())))
+        games.append(game)
+    assert any(g.pending_leather for g in games) and any(g.is_over for g in games)
+    return games
+
+
+def compact_rows(text: str) -> list[tuple[list[str], list[str]]]:
+    """The nine rows of both quilts, read from the compact screen."""
+    rows = []
+    for line in text.splitlines():
+        if len(line) >= 41 and line[0].isdigit() and line[22] == line[0]:
+            rows.append((line[2:20].split(), line[24:42].split()))
+    assert len(rows) == 9
+    return rows
+
+
+def test_compact_screen_fits_80_by_24() -> None:
+    for game in random_positions(30, seed=11):
+        for color in (False, True):
+            lines = ANSI.sub("", render_text(game, color=color, layout="compact")).splitlines()
+            assert max(len(line) for line in lines) <= COMPACT_WIDTH
+            assert len(lines) <= COMPACT_LINES
+
+
+def test_compact_screen_shows_the_position(midgame: Game) -> None:
+    text = render_text(midgame, color=False, layout="compact")
+    ids = midgame.batch.state[0]["cell_patches"]
+    rows = compact_rows(text)
+    for p in range(2):
+        assert [sym for row in rows for sym in row[p]] == [symbol(int(i)) for i in ids[p]]
+    circle = midgame.circle
+    heads = re.findall(r"#(\d+) (\d+)/(\d+)/(\d+)", text)
+    assert [int(h[0]) for h in heads] == circle[:3]
+    assert [tuple(map(int, h[1:])) for h in heads] == [
+        (PATCHES[pid].cost, PATCHES[pid].time, PATCHES[pid].income) for pid in circle[:3]]
+    then = text[text.index("then "):]
+    listed = [int(pid) for pid in re.findall(r"(\d+) \S \d+/\d+/\d+", then)]
+    assert listed == circle[3 : 3 + len(listed)] and len(listed) >= 9
+    track = next(line for line in text.splitlines() if line.startswith("time "))
+    for p in range(2):
+        assert track[5 + midgame.position[p]] == str(p)
+    assert track.endswith(f"0 at {midgame.position[0]}, 1 at {midgame.position[1]}")
+    assert render_text(midgame, color=False) == str(midgame)  # the full picture stays default
+
+
+def test_compact_screen_of_a_finished_game(finished: Game) -> None:
+    text = render_text(finished, color=False, layout="compact")
+    s = finished.scores()
+    w = finished.winner
+    assert f"game over: player {w} wins, {s[w]} to {s[1 - w]}" in text
+    assert "to move" not in text
+
+
+@pytest.mark.parametrize("width", [44, 60, 79])
+def test_compact_screen_on_a_narrow_terminal(midgame: Game, width: int) -> None:
+    lines = render_text(midgame, color=False, layout="compact", width=width).splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert compact_rows("\n".join(lines))
+
+
+def test_compact_screen_of_a_long_track() -> None:
+    game = play(Game.new(seed=3, rules=Rules(track_end=120, income_positions=(60, 120))), 12, 3)
+    lines = render_text(game, color=False, layout="compact").splitlines()
+    assert max(len(line) for line in lines) <= COMPACT_WIDTH
+
+
+def test_unknown_layout() -> None:
+    with pytest.raises(ValueError, match="layout must be one of"):
+        render_text(Game.new(seed=0), layout="tiny")
+
+
+# ----- the modules ----------------------------------------------------------------------------
+
+RENDER_MODULES = ["render", "render_common", "render_rgb", "render_text"]
+
+
+@pytest.mark.parametrize("name", RENDER_MODULES)
+def test_render_modules_do_not_import_the_game_at_run_time(name: str) -> None:
+    """``game`` imports the renderer for ``str(game)``: an import back would be a cycle."""
+    import patchwork_env
+
+    path = Path(patchwork_env.__file__).parent / f"{name}.py"
+    tree = ast.parse(path.read_text())
+    assert ast.get_docstring(tree)
+    type_only = {id(node) for stmt in tree.body if isinstance(stmt, ast.If)
+                 and ast.unparse(stmt.test) == "TYPE_CHECKING" for node in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and id(node) not in type_only:
+            assert node.module not in ("game", "patchwork_env.game"), name
+            assert "agents" not in (node.module or ""), name
+    assert len(path.read_text().splitlines()) <= 400

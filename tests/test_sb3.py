@@ -13,7 +13,9 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from patchwork_env import ADVANCE, LEATHER_BASE, N_ACTIONS, Game
-from patchwork_env.sb3 import PatchworkVecEnv, model_policy
+from patchwork_env.agents.policy_agent import PolicyAgent
+from patchwork_env.observation import observe_batch
+from patchwork_env.sb3 import PatchworkVecEnv
 from tests.test_aec import always_advance, first_buy, middle_move, replay_in_aec
 
 
@@ -70,7 +72,7 @@ def test_seeds_reproduce_the_run_and_set_up_game_new():
         expected = Game.new(seed=100 + i)
         while expected.to_move == 1:  # the opponent's opening moves
             expected.step(int(first_buy(None, expected.legal_mask()[None])[0]))
-        assert venv.batch.game(i) == expected
+        assert Game.from_batch(venv.batch, i) == expected
 
 
 @pytest.mark.parametrize("seat", [0, 1])
@@ -101,10 +103,10 @@ def test_auto_reset_gives_a_fresh_game_and_its_masks():
             break
     i = int(np.flatnonzero(dones)[0])
     assert not np.array_equal(infos[i]["terminal_observation"], obs[i])
-    game = venv.batch.game(i)
+    game = Game.from_batch(venv.batch, i)
     assert not game.is_over and game.to_move == 1
     assert len(game.quilt_cells(1)) == 0  # the learner has not moved in the new game
-    np.testing.assert_array_equal(obs[i], game.batch.observe(1)[0])
+    np.testing.assert_array_equal(obs[i], observe_batch(game.batch, 1)[0])
     np.testing.assert_array_equal(venv.action_masks()[i], game.legal_mask())
 
 
@@ -151,7 +153,7 @@ def test_reset_options_and_vec_env_methods():
     circle = list(range(1, 33)) + [0]
     venv.set_options({"circle": circle, "first_player": 0})
     venv.reset()
-    assert venv.batch.game(1).circle == circle
+    assert Game.from_batch(venv.batch, 1).circle == circle
     venv.set_options({"rules": "revised"})
     with pytest.raises(ValueError, match="unknown reset options"):
         venv.reset()
@@ -190,7 +192,7 @@ def test_maskable_ppo_trains_and_can_become_the_opponent():
                         policy_kwargs={"net_arch": [32]}, device="cpu")
     model.learn(total_timesteps=2048)
     assert model.num_timesteps >= 2048
-    venv.set_opponent(model_policy(model))
+    venv.set_opponent(PolicyAgent.from_model(model, seed=0))
     rng = np.random.default_rng(0)
     for _ in range(30):
         masks = venv.action_masks()

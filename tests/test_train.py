@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from gymnasium import spaces
-from patchwork_env.agents.arena import play_match
-from patchwork_env.agents.random_agent import RandomAgent
-from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from patchwork_env.training.evaluation import PolicyAgent
-from patchwork_env.training.imitation import demonstrations, imitate
-from patchwork_env.training.policy import FastMaskablePolicy
-from patchwork_env.training.pool import OpponentPool
 from sb3_contrib import MaskablePPO
 
 import train
+from patchwork_env import Game, GameBatch
 from patchwork_env.actions import N_ACTIONS
-from patchwork_env.observation import layout
+from patchwork_env.agents import make
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.model_file import load_policy
+from patchwork_env.agents.networks import FastMaskablePolicy
+from patchwork_env.agents.policy_agent import PolicyAgent, policy_actions
+from patchwork_env.agents.ppo import DEFAULT_MODEL
+from patchwork_env.agents.random_agent import RandomAgent
+from patchwork_env.observation import layout, observe
 from patchwork_env.rules import get_rules
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.pool import OpponentPool, PoolOpponent
 
-SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "models" / "ppo.zip"
+SHIPPED_MODEL_MOVES = [
+    1944, 2005, 1948, 297, 193, 981, 1944, 1944, 23, 0, 1323, 1995, 1944, 91, 731, 1077, 1944,
+    1960, 1002, 1649, 1944, 1944, 111, 201, 249, 777, 1326, 738, 1944, 711, 103, 1770, 1991,
+    1975, 1591, 0, 1296, 1960, 657, 302]
+"""The moves the shipped model played as a MaskablePPO zip (``MaskablePPO.load(...)
+.predict(deterministic=True)``) in the positions of :func:`shipped_model_positions`,
+before it was converted to a policy file."""
 
 TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
         "--hidden", "32", "--channels", "8", "--snapshot-every", "1", "--pool-size", "2",
@@ -45,8 +56,8 @@ def small_policy() -> FastMaskablePolicy:
 
 
 def test_tiny_run_writes_its_outputs(tiny_run: Path) -> None:
-    for name in ("checkpoint.pt", "best.zip", "final.zip", "metrics.csv",
-                 "learning_curve.png"):
+    for name in ("checkpoint.pt", "best.zip", "final.zip", "best.pt", "final.pt",
+                 "metrics.csv", "learning_curve.png"):
         assert (tiny_run / name).is_file(), name
     rows = train.MetricsCsv.read(tiny_run / "metrics.csv")
     assert [int(r["steps"]) for r in rows] == [0, 256, 512]  # 0: after the warm start
@@ -126,8 +137,9 @@ def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: P
     assert "does not fit this network" in capsys.readouterr().err
 
 
-def test_init_starts_from_a_saved_policy(tiny_run: Path, tmp_path: Path) -> None:
-    opts, given = train.parse_options([*TINY, "--init", str(tiny_run / "final.zip"),
+@pytest.mark.parametrize("saved", ["final.zip", "final.pt"])
+def test_init_starts_from_a_saved_policy(tiny_run: Path, tmp_path: Path, saved: str) -> None:
+    opts, given = train.parse_options([*TINY, "--init", str(tiny_run / saved),
                                        "--run-dir", str(tmp_path)])
     run, _ = train.start(opts, given)
     saved = MaskablePPO.load(tiny_run / "final.zip", device="cpu").policy.state_dict()
@@ -196,7 +208,49 @@ def test_pool_samples_by_weight_and_seed() -> None:
     np.testing.assert_allclose(empty.probabilities(), [0.5, 0.5])
 
 
+def test_exported_policy_files_play_as_the_zips_do(tiny_run: Path) -> None:
+    batch = GameBatch.new(16, seed=9)
+    for name in ("best", "final"):
+        zipped = PolicyAgent(load_policy(tiny_run / f"{name}.zip"))
+        assert np.array_equal(zipped.act(batch, np.arange(16)),
+                              make(f"ppo:{tiny_run / name}.pt").act(batch, np.arange(16)))
+
+
+def test_pool_snapshots_play_through_the_policy_agent_code() -> None:
+    pool = OpponentPool({"random": 0.0, "greedy": 0.0, "self": 1.0}, capacity=2, seed=0)
+    pool.add_snapshot(small_policy(), "self-0")
+    opponent = PoolOpponent(pool, 6)
+    opponent.members = [pool.snapshots[0]] * 6
+    batch, rows = GameBatch.new(6, seed=3), np.arange(6)
+    played = opponent.act(batch, rows, np.random.default_rng(11))
+    obs = observe(batch.state, batch.rules, batch.to_move)
+    expected = policy_actions(pool.snapshots[0].policy, obs, batch.legal_mask(),
+                              deterministic=False, rng=np.random.default_rng(11))
+    assert np.array_equal(played, expected)
+
+
+def test_shipped_model_is_package_data_and_plays_the_moves_of_the_old_zip() -> None:
+    assert Path(str(resources.files("patchwork_env.models") / "ppo.pt")) == DEFAULT_MODEL
+    assert DEFAULT_MODEL.is_file()
+    agent = make("ppo")
+    assert isinstance(agent, PolicyAgent) and agent.spec == "ppo"
+    assert [agent.act_game(game) for game in shipped_model_positions()] == SHIPPED_MODEL_MOVES
+
+
+def shipped_model_positions() -> list[Game]:
+    """40 games, each a seeded number of random moves in."""
+    rng = np.random.default_rng(2024)
+    games = []
+    for seed in range(40):
+        game = Game.new(seed=seed)
+        for _ in range(int(rng.integers(0, 40))):
+            if game.is_over:
+                break
+            game.step(int(rng.choice(game.legal_actions())))
+        games.append(game)
+    return games
+
+
 def test_shipped_model_beats_random() -> None:
-    model = MaskablePPO.load(SHIPPED_MODEL, device="cpu")
-    records = play_match(PolicyAgent(model.policy), RandomAgent(0), range(20))
+    records = play_match(make("ppo"), RandomAgent(0), range(20))
     assert sum(r.a_won for r in records) >= 36  # of 40; it wins about 99% (models/README.md)

@@ -1,2 +1,4 @@
-"""The parts of ``train.py``: the policy networks, the opponent pool, the warm start by
-imitation, evaluation, and checkpoints."""
+"""The parts of ``train.py``: the opponent pool, the warm start by imitation, evaluation,
+the callback around PPO's updates, metrics, checkpoints and exported policies, and the
+command line. (The policy networks live in the agents layer, ``agents/networks.py``,
+because playing a saved model needs them too.)"""

@@ -1,10 +1,15 @@
-"""Checkpoints: one file per run, written atomically and verified when read.
+"""What a run saves: its checkpoint (to resume it) and its exported policies (to play them).
 
-The file is a short header (a magic line and the SHA-256 of the payload) followed by a
-``torch.save`` payload. Writing goes to a temporary file in the same folder which then
-replaces the checkpoint in one rename, so a run killed mid-write leaves the previous
-checkpoint intact; reading checks the magic, the digest and the format version before
-anything is unpickled (and unpickles tensors and plain containers only).
+The checkpoint is one file per run, written atomically and verified when read: a short
+header (a magic line and the SHA-256 of the payload) followed by a ``torch.save`` payload.
+Writing goes to a temporary file in the same folder which then replaces the checkpoint in
+one rename, so a run killed mid-write leaves the previous checkpoint intact; reading checks
+the magic, the digest and the format version before anything is unpickled (and unpickles
+tensors and plain containers only).
+
+:func:`export_policy` writes the learner twice: as a policy file (``.pt``, see
+:mod:`patchwork_env.agents.model_file`: what ``ppo:PATH`` and ``--init`` read anywhere the
+package is installed) and as a ``MaskablePPO`` zip for SB3's own tools.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from patchwork_env.agents.model_file import save_policy
+from patchwork_env.agents.networks import FastMaskablePolicy
 
 MAGIC = b"patchwork-env checkpoint\n"
 FORMAT_VERSION = 1
@@ -61,3 +71,26 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} has format version {version}, this version "
                               f"of train.py reads version {FORMAT_VERSION}")
     return state
+
+
+def export_policy(model: MaskablePPO, folder: str | Path, name: str) -> tuple[Path, Path]:
+    """Save ``model``'s policy as ``folder/name.pt`` (a policy file) and ``folder/name.zip``
+    (``MaskablePPO.load``), each atomically and without optimiser state.
+
+    In the zip the MLP policy is saved as sb3-contrib's own class (it has the same
+    weights), so ``MaskablePPO.load`` reads it without this package.
+    """
+    folder = Path(folder)
+    policy_file = save_policy(model.policy, folder / f"{name}.pt")
+    path, tmp = folder / f"{name}.zip", folder / f"{name}.tmp.zip"
+    policy = model.policy
+    optimizer, policy_class = policy.optimizer, model.policy_class
+    policy.optimizer = type(optimizer)(policy.parameters(), **optimizer.defaults)
+    if type(policy) is FastMaskablePolicy:
+        model.policy_class = MaskableActorCriticPolicy
+    try:
+        model.save(tmp)
+    finally:
+        policy.optimizer, model.policy_class = optimizer, policy_class
+    os.replace(tmp, path)
+    return policy_file, path

@@ -3,21 +3,18 @@
 The games are played and summarised by the code of ``evaluate.py`` (the ``agents``
 package: the same setup seeds, :func:`~agents.arena.play_match` with seats swapped, the
 same Wilson intervals), so the win rates logged during training are those a tournament
-reports. The learner plays its most likely move, as the ``ppo`` agent does.
+reports. The learner is a :class:`~patchwork_env.agents.policy_agent.PolicyAgent` playing
+its most likely move: the code the ``ppo`` agent plays a saved model with.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from patchwork_env.agents.arena import play_match
-from patchwork_env.agents.base import Agent, check_rows
-from patchwork_env.agents.tournament import Pairing, setup_seeds, summarise
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from patchwork_env import GameBatch, agents
-from patchwork_env.observation import observe
-
-from .pool import policy_actions
+from patchwork_env import agents
+from patchwork_env.agents.arena import play_match
+from patchwork_env.agents.policy_agent import PolicyAgent
+from patchwork_env.agents.tournament import Pairing, setup_seeds, summarise
 
 EVAL_SEED = 1
 """The tournament seed of the evaluations during training."""
@@ -26,28 +23,12 @@ FINAL_EVAL_SEED = 2
 chose the best checkpoint."""
 
 
-class PolicyAgent(Agent):
-    """A policy in memory as an agent: the most likely legal move for the player to move."""
-
-    spec = "learner"
-
-    def __init__(self, policy: MaskableActorCriticPolicy, seed: int | None = None) -> None:
-        super().__init__(seed)
-        self.policy = policy
-
-    def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
-        rows = check_rows(batch, rows)
-        obs = observe(batch.state[rows], batch.rules, batch.to_move[rows])
-        masks = batch.legal_mask()[rows]
-        return policy_actions(self.policy, obs, masks, deterministic=True)
-
-
 def evaluate(policy: MaskableActorCriticPolicy, opponent: str, games: int,
              seed: int = EVAL_SEED) -> Pairing:
     """Play ``games`` paired games (``games / 2`` setups, seats swapped) against the agent
     ``opponent`` (a registry spec), as ``evaluate.py --games games --seed seed`` would."""
-    records = play_match(PolicyAgent(policy), agents.make(opponent, seed=seed),
-                         setup_seeds(seed, games))
+    learner = PolicyAgent(policy, deterministic=True, spec="learner")
+    records = play_match(learner, agents.make(opponent, seed=seed), setup_seeds(seed, games))
     return summarise("learner", opponent, records)
 
 

@@ -21,7 +21,8 @@ from tqdm import tqdm, trange
 
 from patchwork_env import GameBatch, agents
 from patchwork_env.engine import sample_legal
-from patchwork_env.observation import final_rewards
+from patchwork_env.observation import observe_batch
+from patchwork_env.rewards import final_rewards
 
 
 @dataclass
@@ -64,7 +65,7 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
     while finished_positions < n_positions:
         mask = batch.legal_mask()
         chosen = player.act(batch, rows)
-        obs.append(batch.observe())
+        obs.append(observe_batch(batch))
         masks.append(mask)
         actions.append(chosen)
         seats.append(batch.to_move.astype(np.int64))

@@ -17,14 +17,15 @@ from typing import Any
 
 import numpy as np
 import torch
-from patchwork_env.agents.greedy import GreedyAgent
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from patchwork_env import GameBatch
+from patchwork_env.agents.greedy import GreedyAgent
+from patchwork_env.agents.policy_agent import policy_actions
 from patchwork_env.engine import sample_legal
-from patchwork_env.gym_env import Duel, Opponent
 from patchwork_env.observation import observe
+from patchwork_env.opponents import Opponent
 from patchwork_env.sb3 import PatchworkVecEnv
 
 FIXED_MEMBERS = ("random", "greedy")
@@ -32,7 +33,8 @@ FIXED_MEMBERS = ("random", "greedy")
 
 @dataclass
 class Snapshot:
-    """A frozen copy of the learner's policy."""
+    """A frozen copy of the learner's policy; it samples its moves (:func:`policy_actions`
+    with the env's generator)."""
 
     name: str
     """``"self-<update>"``: the update after which it was taken."""
@@ -48,14 +50,6 @@ def clone_policy(policy: MaskableActorCriticPolicy,
     copy.set_training_mode(False)
     copy.requires_grad_(False)
     return copy
-
-
-def policy_actions(policy: MaskableActorCriticPolicy, obs: np.ndarray, masks: np.ndarray,
-                   deterministic: bool) -> np.ndarray:
-    """``(k,) int64``: the policy's actions for a batch of observations and legal masks."""
-    with torch.no_grad():
-        dist = policy.get_distribution(torch.as_tensor(obs, device=policy.device), masks)
-        return dist.get_actions(deterministic=deterministic).cpu().numpy().astype(np.int64)
 
 
 class OpponentPool:
@@ -126,7 +120,7 @@ class PoolOpponent(Opponent):
         """The name of the opponent of each game's previous game."""
         self._greedy = GreedyAgent()
 
-    def assign(self, rows: np.ndarray) -> None:
+    def start_games(self, rows: np.ndarray) -> None:
         """Draw a new opponent for the games ``rows``, which are about to start."""
         available: list[str | Snapshot] = [*FIXED_MEMBERS, *self.pool.snapshots]
         for row in rows.tolist():
@@ -152,16 +146,9 @@ class PoolOpponent(Opponent):
                 out[pick] = self._greedy.act(batch, sub)
             else:
                 obs = observe(batch.state[sub], batch.rules, batch.to_move[sub])
-                out[pick] = policy_actions(member.policy, obs, masks[pick], deterministic=False)
+                out[pick] = policy_actions(member.policy, obs, masks[pick],
+                                           deterministic=False, rng=rng)
         return out
-
-
-class _PoolDuel(Duel):
-    """A :class:`Duel` that draws a pool member for every game it starts."""
-
-    def start(self, rows: np.ndarray, *args: Any, **kwargs: Any) -> None:
-        self.opponent.assign(np.asarray(rows))
-        super().start(rows, *args, **kwargs)
 
 
 class SelfPlayVecEnv(PatchworkVecEnv):
@@ -171,11 +158,8 @@ class SelfPlayVecEnv(PatchworkVecEnv):
     """
 
     def __init__(self, n_envs: int, pool: OpponentPool, seed: int, **kwargs: Any) -> None:
-        super().__init__(n_envs, "random", seed=seed, **kwargs)
-        d = self.duel
         self.opponent = PoolOpponent(pool, n_envs)
-        self.duel = _PoolDuel(d.batch, self.opponent, d.rng, d.learner_seat, d.reward,
-                              d.score_scale, d.illegal_reward)
+        super().__init__(n_envs, self.opponent, seed=seed, **kwargs)
 
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, dones, infos = super().step_wait()

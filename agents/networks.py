@@ -1,13 +1,17 @@
-"""The policy networks, and a faster masked distribution over the 2026 actions.
+"""The policy networks, a faster masked distribution, and building a policy from its config.
 
-:class:`FastMaskablePolicy` is sb3-contrib's MLP actor-critic with a distribution that
-gives the same results at a fraction of the cost: the stock one normalises logits of
--1e8 (its masked value), and exponentials of such numbers take a slow path on CPU; it
-also samples with ``torch.multinomial``, slow over 2026 categories. Its weights are those
-of the stock policy, so an exported model loads as a plain ``MaskablePPO`` one.
+Playing a learned model needs its network, so the networks live here, in the agents
+layer: training builds them to learn, :mod:`.model_file` builds them to load a model
+(from a small JSON-able description of the network and the weights).
 
-:class:`PatchworkPolicy` (``--net conv``) is a small convolutional net over the quilts,
-conditioned on the rest.
+:class:`FastMaskablePolicy` (``--net mlp``) is sb3-contrib's MLP actor-critic with a
+distribution that gives the same results at a fraction of the cost: the stock one
+normalises logits of -1e8 (its masked value), and exponentials of such numbers take a
+slow path on CPU; it also samples with ``torch.multinomial``, slow over 2026 categories.
+Its weights are those of the stock policy.
+
+:class:`PatchworkPolicy` (``--net conv`` or ``--net stencil``) is a small convolutional
+net over the quilts, conditioned on the rest.
 
 Most of the 2026 actions are placements (``slot * 648 + orientation * 81 + anchor``), so the
 network predicts them as 24 planes over the 9x9 board (one per slot and orientation) plus
@@ -16,7 +20,6 @@ the convolutions see the patch's neighbourhood. Everything that is not on the bo
 (buttons, time, the circle, the leather track) goes through an MLP whose output modulates
 every convolution (a per-channel scale and shift) and biases each plane, which is how the
 net learns which patch sits in which slot and what it is worth.
-
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 from torch.nn import functional as F
 
-from patchwork_env.actions import ADVANCE, N_ACTIONS, N_CELLS, N_ORIENTATIONS
+from patchwork_env.actions import ADVANCE, N_ACTIONS, N_CELLS, N_ORIENTATIONS, N_SLOTS
 from patchwork_env.observation import (
     CIRCLE_AT,
     PATCH_FEATURES,
@@ -49,8 +52,8 @@ from patchwork_env.observation import (
 from patchwork_env.patches import N_PATCHES, PATCHES
 from patchwork_env.rules import BOARD_SIZE
 
-N_PLANES = 25
-"""24 buy planes (3 slots x 8 orientations) and one leather plane."""
+N_PLANES = N_SLOTS * N_ORIENTATIONS + 1
+"""A buy plane per slot and orientation, and one leather plane."""
 MASKED_LOGIT = -1e8
 """The logit of an illegal action, as in sb3-contrib."""
 
@@ -131,6 +134,10 @@ class PatchworkNet(nn.Module):
         self.blocks = blocks
         self.latent_dim_pi = N_ACTIONS
         self.latent_dim_vf = hidden
+
+    def config(self) -> dict[str, int]:
+        """The constructor's keyword arguments that rebuild this net (its sizes)."""
+        return {"channels": self.channels, "blocks": self.blocks, "hidden": self.latent_dim_vf}
 
     def small_init_layers(self) -> list[nn.Module]:
         """Layers initialised near zero: the logits (as for any policy head) and the
@@ -227,18 +234,22 @@ class StencilNet(PatchworkNet):
         self.register_buffer("patch_rows", torch.as_tensor(PATCH_FEATURES), persistent=False)
         self.maps = nn.Conv2d(channels, maps, 1)
         self.n_maps = maps + 2  # and the player's own quilt and the board itself
-        self.slot_weights = nn.Linear(hidden, 3 * 2 * self.n_maps)
-        self.slot_bias = nn.Linear(hidden, 3)
+        self.slot_weights = nn.Linear(hidden, N_SLOTS * 2 * self.n_maps)
+        self.slot_bias = nn.Linear(hidden, N_SLOTS)
         self.leather_head = nn.Conv2d(channels, 1, 1)
+
+    def config(self) -> dict[str, int]:
+        return {**super().config(), "maps": self.maps.out_channels}
 
     def small_init_layers(self) -> list[nn.Module]:
         return [self.slot_weights, self.slot_bias, self.leather_head, self.advance_head,
                 self.film]
 
     def _stencils(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(N, 3, 8, 25)`` and ``(N, 3, 8, 49)``: the stencils of the patches in slots
-        0..2 (zero where a slot is empty)."""
-        rows = obs[:, CIRCLE_AT : CIRCLE_AT + 3 * SLOT_FEATURES].view(-1, 3, SLOT_FEATURES)
+        """``(N, N_SLOTS, 8, 25)`` and ``(N, N_SLOTS, 8, 49)``: the stencils of the patches
+        in the slots (zero where a slot is empty)."""
+        rows = obs[:, CIRCLE_AT : CIRCLE_AT + N_SLOTS * SLOT_FEATURES].view(-1, N_SLOTS,
+                                                                            SLOT_FEATURES)
         which = ((rows[:, :, None, :] - self.patch_rows).abs().sum(-1) < 1e-3).float()
         cells = torch.einsum("nsp,pok->nsok", which, self.cells)
         return cells, torch.einsum("nsp,pok->nsok", which, self.touching)
@@ -248,7 +259,7 @@ class StencilNet(PatchworkNet):
         n = x.shape[0]
         own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
         maps = torch.cat([self.maps(x), own, torch.ones_like(own)], dim=1)
-        weights = self.slot_weights(context).view(n, 2, 3, self.n_maps)
+        weights = self.slot_weights(context).view(n, 2, N_SLOTS, self.n_maps)
         cover, touch = torch.einsum("nwsk,nkhc->nwshc", weights, maps).unbind(1)
         cells, touching = self._stencils(obs)
         buys = (stencil_sums(cover, cells, margin=0) + stencil_sums(touch, touching, margin=1)

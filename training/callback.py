@@ -1,0 +1,131 @@
+"""The periodic work of a training run around PPO's updates, as an SB3 callback.
+
+After every update the :class:`Trainer` adds a snapshot of the learner to the pool now
+and then, evaluates it against ``random`` and ``greedy`` (logging the results to
+``metrics.csv`` and TensorBoard and exporting the best policy), and writes checkpoints;
+while the games are played it counts the learner's wins against each kind of opponent.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from tqdm import tqdm
+
+from .evaluation import evaluate
+from .metrics import MetricsCsv
+from .pool import OpponentPool
+
+
+class TrainingRun(Protocol):
+    """What the trainer needs of a run (``train.Run``)."""
+
+    opts: Any
+    """The run's options (``train.Options``)."""
+    model: MaskablePPO
+    pool: OpponentPool
+    updates: int
+    best: float
+
+    def save(self) -> None:
+        """Write the checkpoint."""
+
+    def export(self, name: str) -> Path:
+        """Save the policy as ``name.pt`` and ``name.zip`` in the run folder."""
+
+
+def next_multiple(steps: int, every: int) -> int:
+    """The first multiple of ``every`` after ``steps``."""
+    return (steps // every + 1) * every
+
+
+class Trainer(BaseCallback):
+    """The periodic work around PPO's updates: snapshots, evaluations, logs, checkpoints."""
+
+    def __init__(self, run: TrainingRun, csv_log: MetricsCsv) -> None:
+        super().__init__()
+        self.run = run
+        self.opts = run.opts
+        self.csv = csv_log
+        self.outcomes: dict[str, list[bool]] = {"random": [], "greedy": [], "self": []}
+        self.start_steps = self.last_update = run.model.num_timesteps
+        self.start_time = time.time()
+        self.next_eval = next_multiple(self.start_steps, self.opts.eval_every)
+        self.next_checkpoint = next_multiple(self.start_steps, self.opts.checkpoint_every)
+        self.bar = tqdm(total=self.opts.total_steps, initial=self.start_steps, unit="step",
+                        disable=not self.opts.progress, dynamic_ncols=True, smoothing=0.05)
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done and "opponent" in info:
+                kind = info["opponent"] if info["opponent"] in self.outcomes else "self"
+                self.outcomes[kind].append(bool(info["is_success"]))
+        self.bar.update(self.model.num_timesteps - self.bar.n)
+        return True
+
+    def _on_training_start(self) -> None:
+        if self.start_steps == 0:  # where self-play starts from (after the warm start)
+            self.evaluate(0)
+
+    def _on_rollout_start(self) -> None:
+        if self.model.num_timesteps > self.start_steps:
+            self.after_update()
+
+    def _on_training_end(self) -> None:
+        self.after_update()
+        self.bar.close()
+
+    def after_update(self) -> None:
+        """Called once the update following each rollout is done."""
+        run, opts = self.run, self.opts
+        steps = self.model.num_timesteps
+        if steps == self.last_update:  # training ended right after an update
+            return
+        self.last_update = steps
+        run.updates += 1
+        if run.updates % opts.snapshot_every == 0:
+            run.pool.add_snapshot(self.model.policy, f"self-{run.updates}")
+        done = steps >= opts.total_steps
+        if steps >= self.next_eval or done:
+            self.next_eval = next_multiple(steps, opts.eval_every)
+            self.evaluate(steps)
+        if steps >= self.next_checkpoint or done:
+            self.next_checkpoint = next_multiple(steps, opts.checkpoint_every)
+            run.save()
+
+    def evaluate(self, steps: int) -> None:
+        """Play the evaluation matches, then log them and keep the best policy."""
+        policy = self.model.policy
+        policy.set_training_mode(False)
+        results = {name: evaluate(policy, name, self.opts.eval_games)
+                   for name in ("random", "greedy")}
+        score = results["greedy"].win_rate_a + results["random"].win_rate_a / 100
+        if score > self.run.best:
+            self.run.best = score
+            self.run.export("best")
+        elapsed = time.time() - self.start_time
+        row: dict[str, Any] = {"steps": steps, "updates": self.run.updates,
+                               "wall_s": round(elapsed, 1),
+                               "steps_per_s": (steps - self.start_steps) / max(elapsed, 1e-9),
+                               "pool_size": len(self.run.pool.snapshots)}
+        for name, res in results.items():
+            lo, hi = res.ci_a
+            row.update({f"win_{name}": res.win_rate_a, f"win_{name}_lo": lo,
+                        f"win_{name}_hi": hi})
+            self.logger.record(f"eval/win_{name}", res.win_rate_a)
+            self.logger.record(f"eval/win_{name}_lo", lo)
+            self.logger.record(f"eval/win_{name}_hi", hi)
+        for kind, wins in self.outcomes.items():
+            rate = float(np.mean(wins)) if wins else float("nan")
+            row[f"train_win_{kind}"] = rate
+            if wins:
+                self.logger.record(f"train/win_{kind}", rate)
+            wins.clear()
+        self.csv.append(row)
+        self.bar.set_postfix_str(f"vs random {results['random'].win_rate_a:.0%} "
+                                 f"vs greedy {results['greedy'].win_rate_a:.0%}")
