@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from patchwork_env.actions import ADVANCE, N_SLOTS
-from patchwork_env.batch_kernels import random_legal_action
-from patchwork_env.kernels import STATE_DTYPE, apply_action, winner
+from patchwork_env.batch_kernels import play_randomly
+from patchwork_env.kernels import STATE_DTYPE, winner
 
 from .heuristic import Weights, best_placement, can_buy, fits_anywhere, play_and_settle
 
@@ -98,9 +98,7 @@ def init_node(states, children, visits, wins, node):
 @njit(cache=True)
 def _rollout(s, rng, rule):
     """Play ``s`` to its end with uniform random moves; ``(rng, winner)``."""
-    while s.to_move >= 0:
-        rng, a = random_legal_action(s, rng)
-        apply_action(s, a, rule[0], rule[1], rule[2], rule[3])
+    rng = play_randomly(s, rng, -1, rule[0], rule[1], rule[2], rule[3])
     return rng, winner(s, rule[4])
 
 

@@ -152,16 +152,24 @@ def random_actions_kernel(state, seed, out):
         _, out[i] = random_legal_action(state[i], row_seed(seed, i))
 
 
+@njit(cache=True)
+def play_randomly(s, rng, until, income_before, leather_spaces, bonus_squares, track_end):
+    """Play uniformly random legal moves in game ``s`` until it ends or seat ``until`` is
+    to move (-1: to the end); returns the generator's new state. The one playout loop:
+    batch playouts, the random opponent and the tree search's rollouts all use it."""
+    while s.to_move >= 0 and s.to_move != until:
+        rng, a = random_legal_action(s, rng)
+        apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
+    return rng
+
+
 def playout_kernel(state, seed, until, income_before, leather_spaces, bonus_squares,
                    track_end):
     """Play every unfinished game with uniformly random legal moves, to its end or until
     seat ``until[i]`` is to move (-1: to the end)."""
     for i in prange(state.shape[0]):
-        s = state[i]
-        rng = row_seed(seed, i)
-        while s.to_move >= 0 and s.to_move != until[i]:
-            rng, a = random_legal_action(s, rng)
-            apply_action(s, a, income_before, leather_spaces, bonus_squares, track_end)
+        play_randomly(state[i], row_seed(seed, i), until[i], income_before, leather_spaces,
+                      bonus_squares, track_end)
 
 
 _WORDS_PER_BLOCK = 32
@@ -286,7 +294,7 @@ def restart_finished(state, seed, first_patch, start_buttons, rows):
 
 @njit(cache=True)
 def legal_actions_one(state, row, out):
-    """:func:`~.kernels.enumerate_legal` for one game of a state array."""
+    """:func:`enumerate_legal` for one game of a state array."""
     return enumerate_legal(state[row], out)
 
 

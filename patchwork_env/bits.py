@@ -29,6 +29,8 @@ from numba import types as nb_types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from . import compiling  # noqa: F401  (first: its cache locators apply to every njit below)
+
 ONE = np.uint64(1)
 """``1`` as a ``uint64`` (numba would otherwise mix signed and unsigned integers)."""
 

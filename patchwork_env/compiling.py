@@ -1,19 +1,28 @@
-"""Compiling a batch loop twice, serial and multi-threaded, and picking one per batch size.
+"""How the engine's compiled code is built and cached.
 
-A batch loop is a plain Python function whose outer loop is a ``numba.prange``:
-:func:`compile_serial_and_parallel` turns it into a serial and a parallel ``njit``
-function, each cached on disk, and :func:`pick` chooses the parallel one for batches
-large enough to pay for the threads.
+* A batch loop is a plain Python function whose outer loop is a ``numba.prange``:
+  :func:`compile_serial_and_parallel` turns it into a serial and a parallel ``njit``
+  function, each cached on disk, and :func:`pick` chooses the parallel one for batches
+  large enough to pay for the threads.
+* numba judges an on-disk cache fresh by the source file of its own function only, so a
+  batch loop of ``batch_kernels.py`` would go on running the old rules after an edit of
+  ``kernels.py`` or ``bits.py``, which it inlines. Importing this module (``bits.py``
+  does, before its first ``njit``) makes the caches of this package's functions stale
+  as soon as any of the :data:`ENGINE_SOURCES` changes too.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numba
 from numba import njit
+from numba.core import caching
 
 PARALLEL_MIN_BATCH = 256
 """Batches at least this large use the multi-threaded kernels (when numba has threads)."""
@@ -48,3 +57,63 @@ def pick(kernels: tuple[Any, Any], n: int) -> Any:
     if n >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
         return parallel
     return serial
+
+
+# ---------------------------------------------------------------------------------------
+# on-disk caches that notice edits to the modules compiled code inlines
+
+ENGINE_SOURCES = ("actions", "patches", "rules", "tables", "bits", "kernels",
+                  "batch_kernels", "compiling")
+"""The modules of this package whose functions and tables compiled code may inline."""
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@functools.cache
+def _file_digest(path: str, mtime_ns: int, size: int) -> bytes:
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
+def engine_sources_stamp() -> str:
+    """A hash of the contents of the :data:`ENGINE_SOURCES` files."""
+    digest = hashlib.sha256()
+    for name in ENGINE_SOURCES:
+        path = _PACKAGE_DIR / f"{name}.py"
+        st = path.stat()
+        digest.update(_file_digest(str(path), st.st_mtime_ns, st.st_size))
+    return digest.hexdigest()
+
+
+def _stamping_engine_sources(base: type) -> type:
+    """The cache locator ``base``, for this package's functions only, with a freshness
+    stamp that also covers :data:`ENGINE_SOURCES`."""
+
+    class Locator(base):
+        covers_engine_sources = True
+
+        def get_source_stamp(self) -> Any:
+            return super().get_source_stamp(), engine_sources_stamp()
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if not str(getattr(py_func, "__module__", "")).startswith("patchwork_env"):
+                return None
+            return super().from_function(py_func, py_file)
+
+    Locator.__name__ = Locator.__qualname__ = f"EngineSources{base.__name__}"
+    return Locator
+
+
+def _install_engine_locators() -> None:
+    """Put the locators of :func:`_stamping_engine_sources` before numba's own (once)."""
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    if not isinstance(classes, list) or any(
+            getattr(c, "covers_engine_sources", False) for c in classes):
+        return  # another numba layout (caches then keep numba's own stamp), or done
+    bases = [getattr(caching, name, None) for name in
+             ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
+    classes[:0] = [_stamping_engine_sources(base) for base in bases if base is not None]
+
+
+_install_engine_locators()

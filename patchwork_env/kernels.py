@@ -282,14 +282,16 @@ def _move_neutral_token(s, slot):
     """B.2: the neutral token moves to the bought patch's place, so the circle now starts
     after it; the patches of the slots before it go to the end of the circle, in order."""
     n = np.int64(s.circle_len)
-    passed = np.uint64(0)  # their ids, one byte each: N_SLOTS - 1 of them at most
-    for k in range(slot):
-        passed |= np.uint64(s.circle[k]) << np.uint64(8 * k)
+    passed = np.uint64(0)  # their ids, a byte each (N_SLOTS - 1 <= 8 of them)
+    for k in range(N_SLOTS - 1):  # a constant count, so unrolled
+        if k < slot:
+            passed |= np.uint64(s.circle[k]) << np.uint64(8 * k)
     rest = n - slot - 1
     for k in range(rest):
         s.circle[k] = s.circle[k + slot + 1]
-    for k in range(slot):
-        s.circle[rest + k] = (passed >> np.uint64(8 * k)) & np.uint64(0xFF)
+    for k in range(N_SLOTS - 1):
+        if k < slot:
+            s.circle[rest + k] = (passed >> np.uint64(8 * k)) & np.uint64(0xFF)
     s.circle[n - 1] = -1
     s.circle_len = n - 1
 
