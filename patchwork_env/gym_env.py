@@ -46,9 +46,14 @@ class PatchworkEnv(gym.Env):
     ``info["illegal_action"] = True``.
 
     ## Episode End
-    Terminated when the game ends or after an illegal action; never truncated. The final
-    ``info`` holds ``scores`` (seat 0, seat 1), ``winner`` (a seat), ``learner_seat``
-    and ``is_success``.
+    Terminated when the game ends or after an illegal action; never truncated.
+
+    ## Info
+    Every key is present after every ``reset`` and ``step``, with one type:
+    ``action_mask`` (``(2026,) int8``), ``learner_seat`` (int), ``winner`` (the winning
+    seat once the game is over, -1 before and after an illegal action), ``scores`` (the
+    current scores of seat 0 and seat 1, final at the end), ``is_success`` and
+    ``illegal_action`` (bools).
 
     ## Arguments
     ``opponent``: ``"random"``, an :class:`~patchwork_env.opponents.Opponent`, an agent
@@ -123,7 +128,11 @@ class PatchworkEnv(gym.Env):
         return self._duel.masks[0].copy()
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._duel.masks[0].astype(np.int8)}
+        duel = self._duel
+        return {"action_mask": duel.masks[0].astype(np.int8),
+                "learner_seat": int(duel.seats[0]), "winner": -1,
+                "scores": tuple(duel.batch.scores()[0].tolist()), "is_success": False,
+                "illegal_action": False}
 
     def render(self) -> str | np.ndarray | None:
         return render_game(self.game, self.render_mode)

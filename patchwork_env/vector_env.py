@@ -51,8 +51,9 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
     Every key is present after every ``reset`` and ``step``, with one type:
     ``action_mask`` ``(n, 2026) int8`` (the legal actions of the game as returned),
     ``learner_seat`` ``(n,) int64``, ``winner`` ``(n,) int64`` (the winning seat of a game
-    that ended on this step, -1 otherwise), ``scores`` ``(n, 2) int64`` (final scores of a
-    game that ended, 0 otherwise), ``is_success`` and ``illegal_action`` ``(n,) bool``.
+    that ended on this step, -1 otherwise), ``scores`` ``(n, 2) int64`` (each game's
+    current scores, final where it ended), ``is_success`` and ``illegal_action``
+    ``(n,) bool``.
 
     ## Autoreset
     ``autoreset_mode="next_step"`` (Gymnasium's default): the step after a game ends
@@ -155,19 +156,22 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
             ended = duel.ended if same_step else None
             rows = ended.rows if ended is not None else np.flatnonzero(over)
             outcomes = ended.outcomes if ended is not None else duel.outcomes(rows, illegal[rows])
+            # Same-step autoreset: the games have restarted, so their ending goes to
+            # final_info; next-step: the games stand at their end until the next step.
+            ending = {key: infos[key].copy() for key in _ENDING_KEYS} if same_step else infos
             for row, outcome in zip(rows.tolist(), outcomes, strict=True):
-                infos["illegal_action"][row] = outcome.get("illegal_action", False)
-                infos["is_success"][row] = outcome["is_success"]
+                ending["learner_seat"][row] = outcome["learner_seat"]
+                ending["illegal_action"][row] = outcome.get("illegal_action", False)
+                ending["is_success"][row] = outcome["is_success"]
                 if "winner" in outcome:
-                    infos["winner"][row] = outcome["winner"]
-                    infos["scores"][row] = outcome["scores"]
+                    ending["winner"][row] = outcome["winner"]
+                    ending["scores"][row] = outcome["scores"]
             if ended is not None:
                 infos["final_obs"] = np.zeros((self.num_envs, *self.single_observation_space
                                                .shape), np.float32)
                 infos["final_obs"][rows] = ended.observations
                 infos["_final_obs"] = over.copy()
-                infos["final_info"] = {key: infos[key].copy() for key in _ENDING_KEYS}
-                infos["final_info"]["learner_seat"][rows] = [o["learner_seat"] for o in outcomes]
+                infos["final_info"] = ending
                 infos["_final_info"] = over.copy()
         self._restart = over.copy() if not same_step else self._restart
         no_truncation = np.zeros(self.num_envs, np.bool_)
@@ -178,7 +182,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
         return {"action_mask": self.duel.masks.astype(np.int8),
                 "learner_seat": self.duel.seats.astype(np.int64),
                 "winner": np.full(n, -1, np.int64),
-                "scores": np.zeros((n, 2), np.int64),
+                "scores": self.duel.batch.scores(),
                 "is_success": np.zeros(n, np.bool_),
                 "illegal_action": np.zeros(n, np.bool_)}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["data", "engine", "views", "envs", "agents", "training"]
+LAYERS = ["data", "engine", "views", "envs", "agents", "training", "models"]
 CORE = {
     "data": ["patches", "rules", "actions", "tables", "validation"],
     "engine": ["bits", "compiling", "kernels", "batch_kernels", "engine", "serialize"],
@@ -33,7 +33,8 @@ def package_files() -> dict[str, Path]:
     repository (``agents/`` and ``training/`` are ``patchwork_env.agents`` / ``.training``)."""
     folders = {"patchwork_env": ROOT / "patchwork_env",
                "patchwork_env.agents": ROOT / "agents",
-               "patchwork_env.training": ROOT / "training"}
+               "patchwork_env.training": ROOT / "training",
+               "patchwork_env.models": ROOT / "models"}
     modules = {}
     for package, folder in folders.items():
         for path in sorted(folder.glob("*.py")):
@@ -47,6 +48,8 @@ def layer_of(module: str) -> str:
         return "agents"
     if module.startswith("patchwork_env.training"):
         return "training"
+    if module.startswith("patchwork_env.models"):
+        return "models"
     stem = "__init__" if module == "patchwork_env" else module.split(".", 1)[1]
     for layer, stems in CORE.items():
         if stem in stems:
@@ -166,5 +169,5 @@ def test_the_wheel_installs_only_patchwork_names(tmp_path: Path) -> None:
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"patchwork_env"}, top
     for must in ("patchwork_env/agents/__init__.py", "patchwork_env/training/__init__.py",
-                 "patchwork_env/py.typed"):
+                 "patchwork_env/models/ppo.pt", "patchwork_env/py.typed"):
         assert must in names
