@@ -27,7 +27,7 @@ from .kernels import STATE_DTYPE
 from .patches import FIRST_PATCH_ID, N_PATCHES
 from .rules import Rules, get_rules
 from .tables import RuleTables
-from .validation import check_circle, check_first_players
+from .validation import ActionOutOfRange, as_actions, check_circle, check_first_players
 
 # Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
@@ -211,30 +211,15 @@ class GameBatch:
         With ``check`` (the default) every action is validated first and an illegal one
         raises ``ValueError`` naming the game, the action and the reason, with no game
         changed. ``check=False`` is the fast path for callers whose actions come from the
-        legal mask.
+        legal mask: it skips the legality test but not the bounds, so an action outside
+        ``0..2025`` or in a finished game still leaves that game as it is. An action that
+        does not fit in 64 signed bits raises ``ValueError`` either way.
         """
-        acts = actions
-        if not (isinstance(acts, np.ndarray) and acts.dtype == np.int64):
-            acts = np.asarray(actions)
-            if acts.dtype.kind != "i":  # converting must never wrap a value into range
-                top = np.iinfo(np.int64).max
-                if acts.dtype.kind == "u" and acts.size and acts.max() > top:
-                    row = int(np.argmax(acts.reshape(-1) > top))
-                    raise ValueError(self._illegal_message(row, int(acts.reshape(-1)[row]),
-                                                           kernels.ERR_OUT_OF_RANGE))
-                if acts.dtype.kind != "u":
-                    # ints beyond 64 bits make an object (mixed with negatives, a float) array
-                    values = np.asarray(actions, dtype=object).reshape(-1).tolist()
-                    for row, a in enumerate(values):
-                        if (isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_)
-                                and not -top - 1 <= a <= top):
-                            raise ValueError(self._illegal_message(row, int(a),
-                                                                   kernels.ERR_OUT_OF_RANGE))
-                    raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
-            acts = acts.astype(np.int64)
-        if acts.shape != (len(self),):
-            raise ValueError(f"step needs one action per game: shape ({len(self)},), "
-                             f"got {acts.shape}")
+        try:
+            acts = as_actions(actions, len(self), "game")
+        except ActionOutOfRange as e:
+            raise ValueError(self._illegal_message(e.row, e.action, kernels.ERR_OUT_OF_RANGE)
+                             ) from None
         if check:
             errors = np.empty(len(self), np.int8)
             bad = check_kernel(self.state, acts, errors)

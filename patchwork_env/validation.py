@@ -8,6 +8,7 @@ these, so one input is judged the same way everywhere.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,33 +46,41 @@ def check_seat(value: Any, name: str = "seat", allow_none: bool = False) -> int 
     return int(value)
 
 
-def as_actions(actions: Any, n: int) -> np.ndarray:
+class ActionOutOfRange(ValueError):
+    """An action id outside ``0..2025``; ``row`` is its place in the batch."""
+
+    def __init__(self, row: int, action: int, n: int, label: str = "env") -> None:
+        self.row, self.action = row, action
+        where = f" ({label} {row})" if n > 1 else ""
+        super().__init__(f"action {action}{where} is outside 0..{N_ACTIONS - 1}")
+
+
+def as_actions(actions: Any, n: int, label: str = "env") -> np.ndarray:
     """``(n,) int64`` action ids from any integer array-like, without wrapping.
 
     Values are not range-checked here (``-1`` means "no move" to the engine); a value that
-    does not fit in 64 signed bits is refused rather than wrapped.
+    does not fit in 64 signed bits raises :class:`ActionOutOfRange` rather than wrap.
+    ``label`` names the items in messages (``"env"``, ``"game"``).
     """
     if isinstance(actions, np.ndarray) and actions.dtype == np.int64:
         acts = actions
     else:
-        try:
-            acts = np.asarray(actions)
-        except OverflowError:
-            raise ValueError(f"actions must fit in 64-bit integers, got {actions!r}") from None
-        if acts.dtype == object:  # Python ints too large for int64
-            big = [a for a in acts.reshape(-1).tolist() if _is_int(a)]
-            if len(big) == acts.size:
-                worst = max(big, key=abs)
-                raise ValueError(f"action {worst} is outside 0..{N_ACTIONS - 1}")
+        acts = np.asarray(actions)
         if acts.dtype.kind not in "iu":
+            # ints beyond 64 bits make an object array (or a float one, mixed with negatives)
+            values = np.asarray(actions, dtype=object).reshape(-1).tolist()
+            for row, a in enumerate(values):
+                if _is_int(a) and not _INT64.min <= a <= _INT64.max:
+                    raise ActionOutOfRange(row, int(a), n, label)
             raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
         if acts.dtype.kind == "u" and acts.size and acts.max() > _INT64.max:
-            raise ValueError(f"action {int(acts.max())} is outside 0..{N_ACTIONS - 1}")
+            row = int(np.argmax(acts.reshape(-1) > _INT64.max))
+            raise ActionOutOfRange(row, int(acts.reshape(-1)[row]), n, label)
         acts = acts.astype(np.int64)
     if acts.shape != (n,) and acts.size == n and acts.ndim <= 1:
         acts = acts.reshape(n)
     if acts.shape != (n,):
-        raise ValueError(f"expected one action per game: shape ({n},), got {acts.shape}")
+        raise ValueError(f"expected one action per {label}: shape ({n},), got {acts.shape}")
     return acts
 
 
@@ -82,15 +91,23 @@ def check_actions(actions: Any, n: int) -> np.ndarray:
     bad = (acts < 0) | (acts >= N_ACTIONS)
     if bad.any():
         i = int(np.argmax(bad))
-        where = f" (env {i})" if n > 1 else ""
-        raise ValueError(f"action {int(acts[i])}{where} is outside 0..{N_ACTIONS - 1}")
+        raise ActionOutOfRange(i, int(acts[i]), n)
     return acts
+
+
+def as_action(action: Any) -> int:
+    """One action id as a Python int of any size, not range-checked: ``TypeError`` unless
+    it is an int or a numpy integer (a bool, a float, an array are refused)."""
+    if not _is_int(action):
+        raise TypeError(f"an action is an int in 0..{N_ACTIONS - 1}, got "
+                        f"{type(action).__name__} {action!r}")
+    return int(action)
 
 
 def check_action(action: Any) -> int:
     """One action id as an int in ``0..2025`` (an int or a 0-d/1-element integer array)."""
-    if isinstance(action, bool | np.bool_):
-        raise TypeError(f"an action is an int in 0..{N_ACTIONS - 1}, got {action!r}")
+    if isinstance(action, bool | np.bool_) or action is None:
+        as_action(action)  # raises
     return int(check_actions(np.reshape(action, -1) if not _is_int(action) else [action], 1)[0])
 
 
@@ -119,17 +136,27 @@ def check_first_players(first_players: Any, n: int) -> np.ndarray:
     return first.astype(np.int8)
 
 
-def check_options(options: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
-    """Reset options as a dict: ``circle``, ``first_player``, ``learner_seat`` validated,
-    unknown keys refused."""
+def check_options(options: Any, allowed: tuple[str, ...], unknown: str = "raise"
+                  ) -> dict[str, Any]:
+    """Reset options as a dict: ``circle``, ``first_player``, ``learner_seat`` validated.
+
+    Keys not in ``allowed`` raise ``ValueError``, or with ``unknown="warn"`` give a
+    ``UserWarning`` and are dropped (PettingZoo's own tests pass such keys).
+    """
+    if unknown not in ("raise", "warn"):
+        raise ValueError(f"unknown must be 'raise' or 'warn', got {unknown!r}")
     if options is None:
         return {}
     if not isinstance(options, Mapping):
         raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
     options = dict(options)
-    unknown = set(options) - set(allowed)
-    if unknown:
-        raise ValueError(f"unknown reset options {sorted(map(str, unknown))}; "
+    extra = set(options) - set(allowed)
+    if extra and unknown == "warn":
+        warnings.warn(f"ignoring unknown reset options {sorted(map(str, extra))}; "
+                      f"known: {list(allowed)}", stacklevel=3)
+        options = {k: v for k, v in options.items() if k in allowed}
+    elif extra:
+        raise ValueError(f"unknown reset options {sorted(map(str, extra))}; "
                          f"allowed: {list(allowed)}")
     if options.get("circle") is not None:
         options["circle"] = check_circle(options["circle"])
@@ -160,6 +187,6 @@ def check_count(value: Any, name: str) -> int:
     return check_int(value, name, low=1)
 
 
-__all__ = ["as_actions", "check_action", "check_actions", "check_circle", "check_count",
-           "check_first_players", "check_int", "check_number", "check_options",
-           "check_render_mode", "check_seat"]
+__all__ = ["ActionOutOfRange", "as_action", "as_actions", "check_action", "check_actions",
+           "check_circle", "check_count", "check_first_players", "check_int", "check_number",
+           "check_options", "check_render_mode", "check_seat"]
