@@ -1,18 +1,22 @@
 """Tournaments between agents: paired games, win rates, Elo ratings and plots.
 
-    python evaluate.py [AGENT ...] [--games N] [--seed S] [--rules PRESET] [--out DIR]
-                       [--jobs J]
+    python evaluate.py [AGENT ...] [--games N] [--seed S] [--rules PRESET] [--jobs J]
+                       [--out DIR [--overwrite]]
 
 Every pair of agents plays ``N`` games: ``N / 2`` setups (circle and first player), each
 played twice with the seats swapped. With no AGENT the default tournament runs
-``random greedy mcts:100 mcts:1000``, plus ``ppo`` once the shipped model exists (about
-three minutes on two cores). Agents are registry specs (see ``agents``), e.g. ``greedy``,
-``mcts:400``, ``mcts:1s``, ``ppo:path/model.zip``.
+``random greedy mcts:100 mcts:1000``, plus ``ppo`` once the shipped model exists (its
+1,000 games took 87 s on the two cores of the development machine, longer on busy cores).
+Agents are registry specs (listed by ``--help``), e.g. ``greedy``, ``mcts:400``,
+``mcts:1s``, ``ppo:runs/x/best.pt``.
 Games run in ``J`` processes, one core each (default: every core available); the results
 do not depend on ``J`` except for agents on a time budget.
 
 Printed: a table with one row per pairing (games, wins, win rate with its Wilson 95%
-interval, mean scores, mean score difference) and the ranking by Elo. Written to DIR:
+interval, mean scores, mean score difference) and the ranking by Elo. Written to a new
+folder ``results/<date>_<time>`` (``results/2025-01-31_142501``; ``-2``, ``-3`` ... added
+if that exists), so no earlier tournament is ever replaced, or to ``--out DIR``, which is
+refused if it already holds results unless ``--overwrite`` is given. The folder holds:
 
 ``results.json``
     ``{"agents": [spec, ...],
@@ -28,21 +32,34 @@ interval, mean scores, mean score difference) and the ranking by Elo. Written to
     score0, score1, winner (seat), winner_agent, n_moves, moves (action ids, in order;
     ``Game.new(seed)`` and these moves replay the game).
 ``elo.png``, ``scores.png``
-    the ratings with their intervals; each agent's distribution of final scores.
+    the ratings with their intervals; each agent's distribution of final scores, in the
+    order of the Elo ranking.
 
-Bad input (an unknown agent, a missing or corrupt checkpoint, a nonsense option) stops the
-program with a one-line message and exit status 2 before any game is played.
+Bad input (an unknown agent, a missing or corrupt checkpoint, a nonsense option, an output
+folder that cannot be written) stops the program with a one-line message and exit status
+2 before any game is played, and leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchwork_env.agents.cli import ArgumentParser, build_agent, check_rules, fail
+from patchwork_env.agents.cli import (
+    ArgumentParser,
+    FolderError,
+    build_agent,
+    check_folder,
+    check_rules,
+    existing,
+    fail,
+    make_folder,
+    specs_help,
+)
 from patchwork_env.agents.ppo import DEFAULT_MODEL
 from patchwork_env.agents.report import (
     pairings_table,
@@ -52,10 +69,14 @@ from patchwork_env.agents.report import (
     write_csv,
     write_json,
 )
-from patchwork_env.agents.tournament import elo_table, round_robin
+from patchwork_env.agents.tournament import MAX_GAMES, elo_table, round_robin
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_GAMES = 100
+RESULTS_ROOT = Path("results")
+"""Where a tournament without ``--out`` writes its new folder."""
+OUTPUTS = ("results.json", "results.csv", "elo.png", "scores.png")
+"""The files a tournament writes."""
 
 
 def default_agents() -> list[str]:
@@ -71,22 +92,51 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def parse_args(argv: Sequence[str] | None = None):
+def new_results_folder(started: float, root: Path = RESULTS_ROOT) -> Path:
+    """Create and return a fresh folder ``root/<date>_<time>`` for a tournament started at
+    ``started`` (``time.time()``), adding ``-2``, ``-3`` ... if the name is taken."""
+    make_folder(root)
+    stamp = time.strftime("%Y-%m-%d_%H%M%S", time.localtime(started))
+    for n in range(1, 10_000):
+        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise FolderError(f"cannot create the folder {folder}: {e.strerror}") from None
+        return folder
+    raise FolderError(f"no free folder name left for {root / stamp}")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The parsed and checked command line (bad input exits with status 2)."""
-    parser = ArgumentParser(prog="evaluate.py", description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="evaluate.py", description=(__doc__ or "").split("\n")[0],
+                            epilog=specs_help(),
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="*", metavar="AGENT",
-                        help="agent specs (default: " + " ".join(DEFAULT_AGENTS) + " [ppo])")
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                        help=f"games per pairing, even (default {DEFAULT_GAMES})")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--rules", default="default", help="rules preset (default: default)")
-    parser.add_argument("--out", type=Path, default=Path("results"),
-                        help="folder for the results (default: results)")
-    parser.add_argument("--jobs", type=int, default=available_cores(),
-                        help="processes playing games (default: all available cores)")
+                        help="agent specs, listed below (default: " + " ".join(DEFAULT_AGENTS)
+                        + ", and ppo when the shipped model is installed)")
+    parser.add_argument("--games", type=int, metavar="N", default=DEFAULT_GAMES,
+                        help=f"games per pairing, even, at most {MAX_GAMES:,} "
+                        f"(default: {DEFAULT_GAMES})")
+    parser.add_argument("--seed", type=int, metavar="S", default=0,
+                        help="tournament seed, 0 or more (default: 0)")
+    parser.add_argument("--rules", default="default", metavar="PRESET",
+                        help="rules preset, listed below (default: default)")
+    parser.add_argument("--out", type=Path, metavar="DIR", default=None,
+                        help="folder for the results (default: a new folder "
+                        f"{RESULTS_ROOT}/<date>_<time>); refused if it holds results "
+                        "already, unless --overwrite is given")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the results already in --out")
+    parser.add_argument("--jobs", type=int, metavar="J", default=available_cores(),
+                        help="processes playing games (default: all available cores, "
+                        f"here {available_cores()})")
     args = parser.parse_args(argv)
-    if args.games < 2 or args.games % 2:
-        fail(f"--games must be a positive even number (games are paired), got {args.games}")
+    if not 2 <= args.games <= MAX_GAMES or args.games % 2:
+        fail(f"--games must be a positive even number (games are paired) of at most "
+             f"{MAX_GAMES:,}, got {args.games}")
     if args.jobs < 1:
         fail(f"--jobs must be at least 1, got {args.jobs}")
     if args.seed < 0:
@@ -100,10 +150,17 @@ def parse_args(argv: Sequence[str] | None = None):
     for spec in args.agents:
         if build_agent(spec, args.seed).spec == "human":  # a bad spec stops here too
             fail("human cannot play in a tournament: use patchwork-play")
+    if args.out is None and args.overwrite:
+        fail("--overwrite replaces the results in --out DIR: give --out too")
+    if args.out is not None and not args.overwrite:
+        found = existing(args.out, OUTPUTS)
+        if found:
+            fail(f"{args.out} already holds results ({', '.join(found)}): choose another "
+                 "--out, or pass --overwrite to replace them")
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        fail(f"cannot create the output folder {str(args.out)!r}: {e.strerror}")
+        check_folder(RESULTS_ROOT if args.out is None else args.out)
+    except FolderError as e:
+        fail(f"output folder: {e}")
     return args
 
 
@@ -116,10 +173,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     n_pairings = len(specs) * (len(specs) - 1) // 2
     print(f"{len(specs)} agents, {n_pairings} pairings x {args.games} games, "
           f"rules {args.rules}, seed {args.seed}, up to {args.jobs} process(es)", flush=True)
+    started = time.time()
     start = time.perf_counter()
-    with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
-        pairings, records = round_robin(specs, args.games, args.seed, args.rules, args.jobs,
-                                        lambda task, recs: bar.update(len(recs)))
+    try:
+        with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
+            pairings, records = round_robin(specs, args.games, args.seed, args.rules,
+                                            args.jobs, lambda task, recs: bar.update(len(recs)))
+    except KeyboardInterrupt:
+        print("evaluate.py: interrupted: no results written", file=sys.stderr)
+        return 130
     runtime = time.perf_counter() - start
     anchor = "random" if "random" in specs else specs[0]
     elo = elo_table(specs, pairings, anchor, seed=args.seed)
@@ -130,13 +192,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n{n_pairings * args.games} games in {runtime:.0f} s")
     settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
                 "anchor": anchor, "runtime_s": round(runtime, 1)}
-    out = args.out
+    try:
+        if args.out is None:
+            out = new_results_folder(started)
+        else:
+            out = args.out
+            make_folder(out)
+    except FolderError as e:
+        fail(f"output folder: {e} (the tables above are the results)")
     write_json(out / "results.json", specs, pairings, elo, settings)
     write_csv(out / "results.csv", pairings, records)
     plot_elo(out / "elo.png", elo, anchor,
              f"Elo, {args.games} games per pairing (rules: {args.rules})")
-    plot_scores(out / "scores.png", specs, pairings, records)
-    print(f"results written to {out}/ (results.json, results.csv, elo.png, scores.png)")
+    ranked = sorted(specs, key=lambda s: -elo[s]["rating"])
+    plot_scores(out / "scores.png", ranked, pairings, records)
+    print(f"results written to {out}{os.sep} ({', '.join(OUTPUTS)})")
     return 0
 
 

@@ -1,8 +1,13 @@
 """Self-play training of a Patchwork agent with MaskablePPO.
 
-    python train.py                          # the default run: ~10 minutes on 2 CPU cores
+    python train.py                          # the default run, into runs/ppo-seed0
     python train.py --total-steps 1000000    # a longer run
     python train.py --resume runs/ppo-seed0  # continue a run that was stopped or killed
+
+The default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s on 2
+cores shared with other work (14 min of it imitating the teacher). A new run refuses a
+folder that holds another run unless --overwrite is given; a resumed run refuses a
+--total-steps it has already reached.
 
 The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
 game, the opponent's moves played inside the env) against opponents drawn from a pool:
@@ -13,8 +18,8 @@ paired-seat matches against ``random`` and ``greedy`` (the code of ``evaluate.py
 A run folder holds:
 
     checkpoint.pt     the model, its optimiser, the step counter and the pool (atomic)
-    best.pt           the policy with the best evaluation so far (a policy file: play it
-                      with ``evaluate.py ppo:runs/.../best.pt``)
+    best.pt           the policy with the best of the run's evaluations so far (a policy
+                      file: play it with ``evaluate.py ppo:runs/.../best.pt``)
     final.pt          the policy at the end of the run
     best.zip, final.zip  the same policies as ``MaskablePPO.load`` files
     metrics.csv       one row per evaluation: win rates with 95% intervals, speed, pool
@@ -27,30 +32,37 @@ from __future__ import annotations
 import dataclasses
 import random
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
 from patchwork_env import agents
-from patchwork_env.agents.model_file import load_policy, policy_config
-from patchwork_env.agents.networks import NETS, FastMaskablePolicy, PatchworkPolicy
-from patchwork_env.training.callback import Trainer
-from patchwork_env.training.checkpoint import (
-    CheckpointError,
-    export_policy,
-    load_checkpoint,
-    save_checkpoint,
+from patchwork_env.agents.networks import NETS
+from patchwork_env.agents.tournament import MAX_GAMES
+from patchwork_env.training.callback import Trainer, end_step
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
+from patchwork_env.training.cli import check_types, dataclass_parser, flag, given_fields
+from patchwork_env.training.evaluation import (
+    EVAL_SEED,
+    FINAL_EVAL_SEED,
+    describe,
+    evaluate_with_bar,
 )
-from patchwork_env.training.cli import dataclass_parser, flag, given_fields
-from patchwork_env.training.evaluation import FINAL_EVAL_SEED, describe, evaluate
-from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.limits import check_memory
 from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
-from patchwork_env.training.pool import OpponentPool, SelfPlayVecEnv
+from patchwork_env.training.run import Run
+from patchwork_env.training.run_folder import (
+    RunFolderError,
+    check_writable,
+    claim,
+    clear,
+    release,
+)
 
 
 @dataclass
@@ -58,14 +70,21 @@ class Options:
     """Everything a run depends on; each field is a command-line flag (``--total-steps``)."""
 
     total_steps: int = 100_000
-    """Learner moves to train for (all games together)."""
+    """Learner moves to train for (all games together); PPO plays whole rollouts of
+    --n-envs x --n-steps moves, so a run can end up to one rollout past it."""
     seed: int = 0
-    """Seeds the network, the games, the opponent pool and the evaluations."""
+    """Seeds the network, the games, the opponent pool and the evaluations (0 to
+    4294967295)."""
     run_dir: str = ""
-    """Folder for checkpoints, logs and exported models (default: runs/ppo-seed<seed>)."""
+    """Folder for checkpoints, logs and exported models (default: runs/ppo-seed<seed>). A
+    folder that holds another run is refused unless --overwrite is given."""
     resume: str = ""
-    """Continue the run saved in this folder; its options apply, except --total-steps and
-    the logging flags when given."""
+    """Continue the run saved in this folder; its options apply, except --total-steps,
+    --threads and the logging flags when given. Refused when the run has already reached
+    --total-steps (pass a larger one to train on)."""
+    overwrite: bool = False
+    """Let a new run replace the run in --run-dir: its files are deleted when the new run's
+    warm start is done."""
     threads: int = 2
     """CPU threads for the network (torch.set_num_threads)."""
     n_envs: int = 64
@@ -138,8 +157,12 @@ class Options:
     plot: bool = True
     """Draw learning_curve.png at the end."""
 
+    def __post_init__(self) -> None:
+        self.validate()
+
     def validate(self) -> None:
         """``ValueError`` naming the first option out of its range."""
+        check_types(self)
         positive = ("total_steps", "threads", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "learning_rate", "channels", "hidden", "score_scale", "snapshot_every",
                     "pool_size", "eval_every", "eval_games", "final_eval_games", "imitation_epochs",
@@ -155,8 +178,21 @@ class Options:
                                  f"got {getattr(self, name)!r}")
         if not 0 <= self.gamma <= 1 or not 0 <= self.gae_lambda <= 1:
             raise ValueError("--gamma and --gae-lambda must lie in 0..1")
+        if not 0 <= self.seed < 2**32:
+            raise ValueError(f"--seed must lie in 0..{2**32 - 1}, got {self.seed}")
         if self.imitation_positions < 0:
             raise ValueError("--imitation-positions must be 0 or more")
+        if self.batch_size > self.n_envs * self.n_steps:
+            raise ValueError(f"--batch-size {self.batch_size} is more than a rollout holds "
+                             f"(--n-envs x --n-steps = {self.n_envs * self.n_steps})")
+        for name in ("eval_games", "final_eval_games"):
+            if getattr(self, name) > MAX_GAMES:
+                raise ValueError(f"--{flag(name)} must be at most {MAX_GAMES:,}, "
+                                 f"got {getattr(self, name)}")
+        if self.resume and self.overwrite:
+            raise ValueError("--overwrite starts a new run and --resume continues one: "
+                             "pass one of them")
+        check_memory(self.n_envs, self.n_steps, self.imitation_positions)
         if self.teacher.split(":")[0] == "human":
             raise ValueError("--teacher must be an agent that plays by itself, not human")
         try:
@@ -172,6 +208,9 @@ class Options:
 
 RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
 """Options a resumed run may change; the others must match the checkpoint's."""
+COMMAND_ONLY = {"overwrite": False}
+"""Options that only say how a run starts: a checkpoint written before they existed may
+lack them."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,48 +219,21 @@ RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
 
 def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
     """The options from the command line, and the names of those given explicitly."""
-    doc = "\n\n".join((__doc__ or "").split("\n\n")[:2])
+    doc = "\n\n".join((__doc__ or "").split("\n\n")[:3])
     parser = dataclass_parser(Options, "train.py", doc)
     args = parser.parse_args(argv)
     given = given_fields(Options, args)
-    opts = Options(**vars(args))
     try:
-        opts.validate()
+        opts = Options(**vars(args))
     except ValueError as e:
         parser.error(str(e))
     return opts, given
 
 
-# ---------------------------------------------------------------------------------------
-# building a run
-
-
-def build_model(opts: Options, env: SelfPlayVecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO learner for ``opts`` (seeded)."""
-    if opts.net in NETS:
-        policy: Any = PatchworkPolicy
-        policy_kwargs: dict[str, Any] = {"net_kwargs": {"kind": opts.net,
-                                                        "channels": opts.channels,
-                                                        "hidden": opts.hidden}}
-    else:
-        policy = FastMaskablePolicy
-        policy_kwargs = {"net_arch": [opts.hidden, opts.hidden]}
-    return MaskablePPO(policy, env, learning_rate=opts.learning_rate, n_steps=opts.n_steps,
-                       batch_size=opts.batch_size, n_epochs=opts.n_epochs, gamma=opts.gamma,
-                       gae_lambda=opts.gae_lambda, clip_range=opts.clip_range,
-                       ent_coef=opts.ent_coef, vf_coef=opts.vf_coef,
-                       policy_kwargs=policy_kwargs, seed=opts.seed, device="cpu", verbose=0)
-
-
-def make_pool(opts: Options) -> OpponentPool:
-    weights = {"random": opts.random_weight, "greedy": opts.greedy_weight,
-               "self": opts.self_weight}
-    return OpponentPool(weights, opts.pool_size, seed=opts.seed + 1)
-
-
 def resumed_options(opts: Options, given: set[str], saved: dict[str, Any]) -> Options:
     """The checkpoint's options with the resumable ones given on the command line."""
     known = {f.name for f in dataclasses.fields(Options)}
+    saved = {**COMMAND_ONLY, **saved}
     if set(saved) != known:
         raise CheckpointError("the checkpoint was written by another version of train.py "
                               f"(options differ: {sorted(set(saved) ^ known)})")
@@ -230,90 +242,11 @@ def resumed_options(opts: Options, given: set[str], saved: dict[str, Any]) -> Op
     if clashes:
         raise CheckpointError("the run was trained with other options: "
                               + ", ".join(clashes))
-    return dataclasses.replace(Options(**saved), **{n: getattr(opts, n) for n in given
-                                                    if n in RESUMABLE})
-
-
-class Run:
-    """The learner, its environment and pool, and the run folder they are saved in."""
-
-    def __init__(self, opts: Options, state: dict[str, Any] | None = None) -> None:
-        self.opts = opts
-        self.dir = Path(opts.run_dir)
-        steps = int(state["steps"]) if state else 0
-        self.pool = make_pool(opts)
-        # The env's games are seeded from the steps done, so a resumed run plays new games.
-        self.env = SelfPlayVecEnv(opts.n_envs, self.pool, seed=opts.seed * 1_000_003 + steps,
-                                  reward=opts.reward, score_scale=opts.score_scale)
-        self.model = build_model(opts, self.env)
-        self.updates = 0
-        self.best = -1.0
-        if state is None:
-            if opts.init:
-                self._load_policy(Path(opts.init))
-            elif opts.imitation_positions:
-                self._imitate_teacher()
-            self.pool.add_snapshot(self.model.policy, "self-0")
-        else:
-            self._restore(state)
-
-    def _load_policy(self, path: Path) -> None:
-        try:
-            saved = load_policy(path)
-        except (FileNotFoundError, ValueError) as e:
-            raise CheckpointError(f"--init: {e}") from None
-        found, wanted = policy_config(saved), policy_config(self.model.policy)
-        if found != wanted:
-            raise CheckpointError(f"--init: {path} holds another network than --net "
-                                  f"{self.opts.net} --channels {self.opts.channels} "
-                                  f"--hidden {self.opts.hidden} (it holds a {found['net']} "
-                                  f"network {found['net_kwargs']})")
-        self.model.policy.load_state_dict(saved.state_dict())
-        print(f"starting from the policy in {path}", file=sys.stderr)
-
-    def _imitate_teacher(self) -> None:
-        opts = self.opts
-        print(f"imitating {opts.teacher} on {opts.imitation_positions:,} positions",
-              file=sys.stderr)
-        demos = demonstrations(opts.teacher, opts.imitation_positions, opts.seed, opts.reward,
-                               opts.score_scale, progress=opts.progress)
-        stats = imitate(self.model.policy, demos, opts.imitation_epochs, opts.batch_size,
-                        opts.seed, opts.imitation_learning_rate, opts.vf_coef,
-                        progress=opts.progress)
-        print(f"  {opts.teacher}'s move is the policy's first choice in "
-              f"{stats['agreement']:.0%} of the positions", file=sys.stderr)
-
-    def _restore(self, state: dict[str, Any]) -> None:
-        policy = self.model.policy
-        try:
-            policy.load_state_dict(state["policy"])
-            policy.optimizer.load_state_dict(state["optimizer"])
-            self.pool.load_state_dict(state["pool"], policy)
-            torch.set_rng_state(state["torch_rng"])
-            self.model.num_timesteps = int(state["steps"])
-            self.updates = int(state["updates"])
-            self.best = float(state["best"])
-        except (KeyError, RuntimeError, TypeError, ValueError) as e:
-            message = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise CheckpointError(f"the checkpoint does not fit this network: {message}"
-                                  ) from None
-
-    def save(self) -> None:
-        """Write the checkpoint (atomically)."""
-        save_checkpoint(self.dir / "checkpoint.pt", {
-            "options": dataclasses.asdict(self.opts),
-            "steps": self.model.num_timesteps,
-            "updates": self.updates,
-            "best": self.best,
-            "policy": self.model.policy.state_dict(),
-            "optimizer": self.model.policy.optimizer.state_dict(),
-            "pool": self.pool.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-        })
-
-    def export(self, name: str) -> Path:
-        """Save the policy as ``name.pt`` (a policy file) and ``name.zip``; the ``.pt``."""
-        return export_policy(self.model, self.dir, name)[0]
+    try:
+        return dataclasses.replace(Options(**saved), **COMMAND_ONLY,
+                                   **{n: getattr(opts, n) for n in given if n in RESUMABLE})
+    except ValueError as e:
+        raise CheckpointError(f"the checkpoint's options are not valid: {e}") from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -321,60 +254,125 @@ class Run:
 
 
 def seed_everything(seed: int, threads: int) -> None:
+    """Seed every generator a run draws from (``seed`` may exceed numpy's 32 bits: a resumed
+    run adds its steps) and set torch's threads."""
     torch.set_num_threads(threads)
     # Argument checks of torch's distributions cost ~5% of a step over 2026 actions.
     torch.distributions.Distribution.set_default_validate_args(False)
     random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed % 2**32)
 
 
 def start(opts: Options, given: set[str]) -> tuple[Run, int | None]:
-    """A new run, or the one saved in ``--resume``; also the step it resumes from."""
+    """A new run, or the one saved in ``--resume``; also the step it resumes from.
+
+    Everything that can be refused is checked before anything is written, and a new run
+    that stops before its first checkpoint removes the folders it created. A resumed run
+    is restored even if it has reached its ``--total-steps`` (:func:`main` refuses to
+    train it further).
+    """
     if not opts.resume:
         opts.run_dir = opts.run_dir or f"runs/ppo-seed{opts.seed}"
-        seed_everything(opts.seed, opts.threads)
-        Path(opts.run_dir).mkdir(parents=True, exist_ok=True)
-        run = Run(opts)
-        run.save()  # the warm start is not lost if the run is killed early
+        folder = Path(opts.run_dir)
+        created = claim(folder, opts.overwrite)
+        try:
+            seed_everything(opts.seed, opts.threads)
+            run = Run(opts)
+            if opts.overwrite and (removed := clear(folder)):
+                print(f"--overwrite: deleted the previous run's {', '.join(removed)} in "
+                      f"{folder}", file=sys.stderr)
+            run.save()  # the warm start is not lost if the run is killed early
+        except BaseException:
+            release(created)
+            raise
         return run, None
-    path = Path(opts.resume) / "checkpoint.pt"
+    folder = Path(opts.resume)
+    if "run_dir" in given and Path(opts.run_dir) != folder:
+        raise RunFolderError(f"--resume {folder} continues the run in {folder}: drop "
+                             f"--run-dir {opts.run_dir}")
+    path = folder / "checkpoint.pt"
     if not path.exists():
         raise CheckpointError(f"no checkpoint to resume: {path} does not exist")
     state = load_checkpoint(path)
     if not isinstance(state.get("options"), dict) or "steps" not in state:
         raise CheckpointError(f"{path} holds no training state")
+    steps = int(state["steps"])
     opts = resumed_options(opts, given, state["options"])
+    check_writable(folder)
     opts.run_dir = opts.resume
-    seed_everything(opts.seed + int(state["steps"]), opts.threads)
-    return Run(opts, state), int(state["steps"])
+    seed_everything(opts.seed + steps, opts.threads)
+    return Run(opts, state), steps
 
 
-def main(argv: list[str] | None = None) -> int:
-    opts, given = parse_options(argv)
-    try:
-        run, resumed_at = start(opts, given)
-    except CheckpointError as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
-    opts = run.opts
-    model = run.model
+def duration(seconds: float) -> str:
+    """``12 min 04 s``."""
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+
+
+def train(run: Run, resumed_at: int | None) -> int:
+    """Train ``run`` to its ``--total-steps``, export it, draw its curve and report; 0."""
+    opts, model = run.opts, run.model
+    started = time.time()
     model.set_logger(configure(str(run.dir / "tb"), ["tensorboard"]))
     csv_log = MetricsCsv(run.dir / "metrics.csv", resumed_at)
-    remaining = opts.total_steps - model.num_timesteps
-    if remaining > 0:
-        where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
-        print(f"{where}: training to {opts.total_steps:,} steps in {run.dir}", file=sys.stderr)
-        model.learn(remaining, callback=Trainer(run, csv_log), reset_num_timesteps=False)
+    where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
+    rollout = opts.n_envs * opts.n_steps
+    end = end_step(model.num_timesteps, opts.total_steps, rollout)
+    rounded = (f" ({opts.total_steps:,} rounded up to whole rollouts of {rollout:,} moves)"
+               if end != opts.total_steps else "")
+    print(f"{where}: training to step {end:,}{rounded} in {run.dir}", file=sys.stderr)
+    trainer = Trainer(run, csv_log)
+    model.learn(opts.total_steps - model.num_timesteps, callback=trainer,
+                reset_num_timesteps=False)
     final = run.export("final")
     if opts.plot and csv_log.path.exists() and MetricsCsv.read(csv_log.path):
         plot_learning_curve(csv_log.path, run.dir / "learning_curve.png")
     model.policy.set_training_mode(False)
-    print(f"final evaluation of {final} ({opts.final_eval_games} paired games per opponent):")
+
+    print(f"trained to step {model.num_timesteps:,} in {run.dir} "
+          f"({duration(time.time() - started)} this session)")
+    last = trainer.last_results
+    print(f"last training evaluation (step {last['steps']:,}; {opts.eval_games} games per "
+          f"opponent, tournament seed {EVAL_SEED}):")
     for name in ("random", "greedy"):
-        print(" ", describe(evaluate(model.policy, name, opts.final_eval_games,
-                                     seed=FINAL_EVAL_SEED)))
+        print(" ", describe(last[name]))
+    at = f" (step {run.best_steps:,})" if run.best_steps is not None else ""
+    print(f"best policy: {run.dir / 'best.pt'}, the best of the run's evaluations{at}")
+    print(f"final evaluation of {final} on new setups ({opts.final_eval_games} games per "
+          f"opponent, tournament seed {FINAL_EVAL_SEED}):")
+    for name in ("random", "greedy"):
+        result = evaluate_with_bar(model.policy, name, opts.final_eval_games, FINAL_EVAL_SEED,
+                                   f"final evaluation vs {name}", opts.progress)
+        print(" ", describe(result), flush=True)
+    print(f"evaluate the best policy: python evaluate.py ppo:{run.dir / 'best.pt'} random "
+          "greedy --games 400")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``train.py`` with the command line ``argv``; the exit status."""
+    opts, given = parse_options(argv)
+    try:
+        run, resumed_at = start(opts, given)
+        if resumed_at is not None and run.opts.total_steps <= resumed_at:
+            raise RunFolderError(f"the run in {run.dir} has done {resumed_at:,} steps and "
+                                 f"--total-steps is {run.opts.total_steps:,}: nothing to "
+                                 "train (pass a larger --total-steps to train on)")
+    except (CheckpointError, RunFolderError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ntrain.py: interrupted before the run's first checkpoint: nothing was saved",
+              file=sys.stderr)
+        return 130
+    try:
+        return train(run, resumed_at)
+    except KeyboardInterrupt:
+        print(f"\ntrain.py: interrupted; continue from the last checkpoint (written every "
+              f"{run.opts.checkpoint_every:,} steps) with --resume {run.dir}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

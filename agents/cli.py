@@ -1,18 +1,33 @@
-"""Command-line plumbing shared by ``evaluate.py`` and ``patchwork-play`` (:mod:`.play`).
+"""Command-line plumbing shared by ``evaluate.py``, ``train.py`` and ``patchwork-play``.
 
 Bad input ends a command with one line naming the problem and exit status 2, before any
-game is played.
+game is played and before anything is written. The folder helpers check that an output
+folder can be created and written without leaving it behind, so a refused command leaves
+the file system as it found it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
 from typing import NoReturn
 
 from patchwork_env.rules import PRESETS
 
 from . import Agent, AgentSpecError, make
+
+AGENT_SPECS = (
+    ("random", "uniform over the legal moves"),
+    ("greedy", "the best move one step ahead (patch value and quilt shape)"),
+    ("mcts[:N|:Ss]", "tree search: N simulations per move (default 400) or S seconds"),
+    ("ppo[:PATH]", "a trained policy (.pt or .zip; default: the shipped one)"),
+    ("ppo-sample[:PATH]", "the same, sampling its moves instead of the likeliest"),
+)
+"""The agent specs a command line accepts (``human`` plays only in ``patchwork-play``)."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -41,3 +56,71 @@ def build_agent(spec: str, seed: int | None) -> Agent:
         return make(spec, seed)
     except AgentSpecError as e:
         fail(str(e))
+
+
+def specs_help() -> str:
+    """The agent specs and rules presets, for the end of a ``--help`` text."""
+    width = max(len(spec) for spec, _ in AGENT_SPECS)
+    lines = ["agent specs (AGENT):"]
+    lines += [f"  {spec:<{width}}  {text}" for spec, text in AGENT_SPECS]
+    lines.append("rules presets (--rules):")
+    for name, rules in PRESETS.items():
+        spaces = ", ".join(map(str, rules.leather_positions))
+        lines.append(f"  {name:<{width}}  leather patches on spaces {spaces}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# output folders
+
+
+class FolderError(ValueError):
+    """An output folder that cannot be created or written; the message is one line."""
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e) or type(e).__name__
+
+
+def make_folder(path: Path) -> list[Path]:
+    """Create the folder ``path`` and its missing parents; the folders this created,
+    deepest first (for :func:`remove_folders`). :class:`FolderError` if it cannot."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise FolderError(f"{path} is a file, not a folder")
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        remove_folders(missing)
+        raise FolderError(f"cannot create the folder {path}: {_reason(e)}") from None
+    return missing
+
+
+def remove_folders(folders: Iterable[Path]) -> None:
+    """Remove the given folders, deepest first, where they are (still) empty."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def check_folder(path: Path) -> None:
+    """Check that ``path`` is, or can be made, a folder this process may write in, leaving
+    the file system as it was; :class:`FolderError` with a one-line reason if not."""
+    created = make_folder(path)
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise FolderError(f"cannot write in the folder {path}: {_reason(e)}") from None
+    finally:
+        remove_folders(created)
+
+
+def existing(folder: Path, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` that exist in ``folder``."""
+    return [name for name in names if (Path(folder) / name).exists()]

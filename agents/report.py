@@ -95,21 +95,34 @@ def plot_elo(path: Path, elo: dict[str, dict[str, Any]], anchor: str, title: str
 
 def plot_scores(path: Path, specs: Sequence[str], pairings: Sequence[Pairing],
                 records: dict[int, list[GameRecord]]) -> None:
-    """``scores.png``: the distribution of each agent's final scores over all its games."""
+    """``scores.png``: the distribution of each agent's final scores over all its games,
+    the agents left to right in the order of ``specs`` (``evaluate.py`` passes the Elo
+    ranking, best first); each violin's centre line is the agent's median score."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     scores: dict[str, list[int]] = {s: [] for s in specs}
     for i, p in enumerate(pairings):
         for r in records[i]:
             scores[p.a].append(r.score_a)
             scores[p.b].append(r.score_b)
-    fig, ax = plt.subplots(figsize=(1.6 * len(specs) + 2, 4))
-    ax.violinplot([scores[s] for s in specs], showmedians=True)
-    ax.set_xticks(range(1, len(specs) + 1), specs)
-    ax.axhline(0, color="grey", lw=0.8)
+    fig, ax = plt.subplots(figsize=(1.6 * len(specs) + 2, 4.4))
+    colour, median = "#3b6ea8", "#b03a2e"
+    parts = ax.violinplot([scores[s] for s in specs], showmedians=True)
+    for key in ("cbars", "cmins", "cmaxes"):
+        parts[key].set(color=colour, lw=1.0)
+    parts["cmedians"].set(color=median, lw=2.0)
+    ax.set_xticks(range(1, len(specs) + 1),
+                  [f"{rank}. {s}" for rank, s in enumerate(specs, 1)])
+    ax.axhline(0, color="grey", lw=0.8, ls="--")
+    ax.legend(handles=[Line2D([], [], color=median, lw=2.0, label="median score"),
+                       Line2D([], [], color=colour, lw=1.0, label="lowest to highest"),
+                       Line2D([], [], color="grey", lw=0.8, ls="--", label="score 0")],
+              loc="best", fontsize=8)
+    ax.set_xlabel("agent, by Elo rank")
     ax.set_ylabel("final score")
     ax.set_title("final scores over all games")
     ax.grid(axis="y", alpha=0.3)

@@ -22,6 +22,9 @@ from .ratings import bootstrap_elo, fit_elo, wilson_interval
 
 TASK_SEEDS = 2
 """Setups per task (each played twice)."""
+MAX_GAMES = 1_000_000
+"""Most games per pairing a tournament or a training evaluation plays: every game's moves
+are kept in memory (and written to ``results.csv``)."""
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ order are refused). The documentation page is :class:`raw_env`'s docstring.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from .actions import N_ACTIONS
 from .engine import GameBatch, random_setup
@@ -22,7 +22,7 @@ from .observation import layout, observe
 from .render_modes import render_game
 from .rewards import check_reward, final_rewards
 from .rules import Rules, get_rules
-from .validation import check_circle, check_render_mode, check_seat
+from .validation import check_action, check_number, check_options, check_render_mode
 
 AGENTS = ("player_0", "player_1")
 RESET_OPTIONS = ("rules", "circle", "first_player")
@@ -31,12 +31,31 @@ RESET_OPTIONS = ("rules", "circle", "first_player")
 def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
     """:class:`raw_env` in PettingZoo's standard wrappers; ``kwargs`` go to :class:`raw_env`.
 
-    An illegal action ends the game: ``illegal_reward`` for the mover, 0 for the other.
+    An illegal action ends the game: ``illegal_reward`` (a number) for the mover, 0 for
+    the other. An action outside the action space fails PettingZoo's assertion; one of the
+    wrong kind (a bool, say) raises ``TypeError``.
     """
+    illegal_reward = check_number(illegal_reward, "illegal_reward")
     aec = raw_env(**kwargs)
     aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=illegal_reward)
+    aec = ActionCheckWrapper(aec)
     aec = wrappers.AssertOutOfBoundsWrapper(aec)
     return wrappers.OrderEnforcingWrapper(aec)
+
+
+class ActionCheckWrapper(BaseWrapper):
+    """Refuses an action of the wrong kind before the wrappers below it index the action
+    mask with it: ``True`` would pass as ``Discrete``'s 1 and then select mask entries.
+
+    A live agent's action becomes a plain int (0-d integer arrays are accepted); a
+    finished agent's action is passed on unchanged.
+    """
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            action = check_action(action)
+        super().step(action)
 
 
 class raw_env(AECEnv):
@@ -95,8 +114,9 @@ class raw_env(AECEnv):
 
     The legal moves of the agent to move are in the `action_mask` element (`int8`, 2026
     entries); it is all zeros for the other agent. Taking an illegal move ends the game
-    with a reward of -1 (`env(illegal_reward=...)`) for the agent that moved and 0 for
-    the other.
+    with a reward of -1 (`env(illegal_reward=...)`, a number) for the agent that moved and
+    0 for the other. An action of the wrong kind (a bool, a float, a string) raises
+    `TypeError` and changes nothing.
 
     ### Action Space
 
@@ -129,8 +149,9 @@ class raw_env(AECEnv):
     `render_mode` is `"ansi"` (a text picture), `"human"` (prints it after every step) or
     `"rgb_array"` (an image of both quilts, the time track and the circle).
     `reset(seed=None, options=None)`: the seed draws the circle and the first player
-    exactly as `Game.new(seed)`; `options` may give `rules`, `circle` (patch ids
-    clockwise from the neutral token, patch 0 last) and `first_player`.
+    exactly as `Game.new(seed)`; `options` (a dict) may give `rules`, `circle` (patch ids
+    clockwise from the neutral token, patch 0 last) and `first_player` (0 or 1); other
+    keys are ignored with a warning.
 
     ### Version History
 
@@ -183,7 +204,7 @@ class raw_env(AECEnv):
 
     # ----- the AEC cycle ----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        rules, circle, first = self._read_options(options or {})
+        rules, circle, first = self._read_options(options)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         if circle is None and first is None and self._game is not None \
@@ -202,19 +223,14 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.to_move]
 
-    def _read_options(self, options: dict[str, Any]) -> tuple[Rules, Any, int | None]:
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:
-            # PettingZoo's own api tests pass an unknown key, so this cannot be an error.
-            warnings.warn(f"ignoring unknown reset options {sorted(unknown)}; "
-                          f"known: {list(RESET_OPTIONS)}", stacklevel=3)
+    def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
+        # PettingZoo's own api tests pass an unknown key, so that only warns.
+        options = check_options(options, RESET_OPTIONS, unknown="warn")
         rules = get_rules(options.get("rules", self.rules))
         if rules != self.rules and layout(rules).space != layout(self.rules).space:
             raise ValueError(f"rules {rules} change the observation space; create a new "
                              "environment with rules=... instead")
-        first = check_seat(options.get("first_player"), "first_player", allow_none=True)
-        circle = options.get("circle")
-        return rules, None if circle is None else check_circle(circle), first
+        return rules, options.get("circle"), options.get("first_player")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if agent not in AGENTS:
@@ -234,7 +250,7 @@ class raw_env(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for finished agents")
-        game.step(action)  # an illegal action raises ValueError, changing nothing
+        game.step(check_action(action))  # an illegal action raises ValueError, changing nothing
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         to_move = game.to_move

@@ -27,7 +27,13 @@ from .kernels import STATE_DTYPE
 from .patches import FIRST_PATCH_ID, N_PATCHES
 from .rules import Rules, get_rules
 from .tables import RuleTables
-from .validation import ActionOutOfRange, as_actions, check_circle, check_first_players
+from .validation import (
+    ActionOutOfRange,
+    as_actions,
+    check_circle,
+    check_first_players,
+    check_seed,
+)
 
 # Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
@@ -88,9 +94,10 @@ class GameBatch:
     @classmethod
     def new(cls, n: int, seed: int | None = None, rules: str | Rules = "default") -> GameBatch:
         """``n`` games with random setups, reproducible from ``seed``."""
-        if not isinstance(n, int | np.integer) or n < 1:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"a batch needs at least one game, got n={n!r}")
-        batch = cls(np.zeros(int(n), STATE_DTYPE), rules, np.random.default_rng(seed))
+        batch = cls(np.zeros(int(n), STATE_DTYPE), rules,
+                    np.random.default_rng(check_seed(seed)))
         batch.reset()
         return batch
 

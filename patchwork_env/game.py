@@ -24,7 +24,7 @@ from .render import render_text
 from .rules import Rules
 from .serialize import state_from_dict, state_to_dict
 from .tables import PLACEMENT_MASKS, words_to_cells
-from .validation import check_circle, check_seat
+from .validation import as_action, check_circle, check_seat, check_seed
 
 
 class Game:
@@ -43,6 +43,7 @@ class Game:
     def new(cls, seed: int | None = None, *, circle: Any = None, first_player: int | None = None,
             rules: str | Rules = "default") -> Game:
         """A new game: random circle and first player from ``seed`` unless given."""
+        seed = check_seed(seed)
         rand_circle, rand_first = random_setup(np.random.default_rng(seed))
         circle = rand_circle if circle is None else check_circle(circle)
         first_player = check_seat(first_player, "first_player", allow_none=True)
@@ -57,7 +58,12 @@ class Game:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], rules: str | Rules | None = None) -> Game:
-        """Rebuild a game from :meth:`state_dict` output (or a recorded state)."""
+        """Rebuild a game from :meth:`state_dict` output (or a recorded state).
+
+        A state no game can reach is refused with ``ValueError`` (``TypeError`` for a value
+        of the wrong kind) naming the fields; :mod:`patchwork_env.serialize` lists what is
+        checked. ``rules``, if given, must agree with the dict's own ``rules``.
+        """
         state, resolved = state_from_dict(d, rules)
         return cls(GameBatch(state, resolved))
 
@@ -144,11 +150,12 @@ class Game:
 
     def step(self, action: int) -> None:
         """Play ``action`` in place; an illegal action raises ``ValueError``, changing nothing."""
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise TypeError(f"an action is an int, got {type(action).__name__}")
-        error = checked_step_one(self._state, 0, int(action), *self._batch.tables.move_args)
+        a = as_action(action)  # TypeError unless an int; any size, so nothing wraps
+        if not 0 <= a < N_ACTIONS:
+            raise ValueError(self._batch._illegal_message(0, a, kernels.ERR_OUT_OF_RANGE))
+        error = checked_step_one(self._state, 0, a, *self._batch.tables.move_args)
         if error != kernels.OK:
-            raise ValueError(self._batch._illegal_message(0, int(action), error))
+            raise ValueError(self._batch._illegal_message(0, a, error))
 
     def copy(self) -> Game:
         """An independent copy of the game."""

@@ -15,7 +15,8 @@ layer: ``patchwork_env.agents.make_opponent("greedy", seed=0)``.
 
 Whatever an opponent returns is checked before it is played: a wrong length, a
 non-integer, an action out of range, ``-1`` or an illegal move raises ``ValueError``
-naming the opponent, so a misbehaving opponent can neither hang nor corrupt a game.
+naming the opponent, and so does an agent that changes the games it is shown, so a
+misbehaving opponent can neither hang nor corrupt a game.
 """
 
 from __future__ import annotations
@@ -127,7 +128,12 @@ class AgentOpponent(Opponent):
         self.name = getattr(agent, "spec", None) or type(agent).__name__
 
     def act(self, batch: GameBatch, rows: np.ndarray, rng: np.random.Generator) -> Any:
-        return self.agent.act(batch, rows)
+        before = batch.state.tobytes()
+        actions = self.agent.act(batch, rows)
+        if batch.state.tobytes() != before:  # the duel's transaction puts the games back
+            raise ValueError(f"opponent {self.name} changed the games it was asked to move "
+                             "in: an agent must return its actions, not play them")
+        return actions
 
     def reseed(self, seed: int | None) -> None:
         reseed = getattr(self.agent, "reseed", None)

@@ -182,6 +182,11 @@ def check_number(value: Any, name: str) -> float:
     return value
 
 
+def check_seed(value: Any, name: str = "seed") -> int | None:
+    """A seed: ``None`` or a non-negative int (not a bool or a float)."""
+    return None if value is None else check_int(value, name, low=0)
+
+
 def check_count(value: Any, name: str) -> int:
     """A positive int (a number of games, environments, ...)."""
     return check_int(value, name, low=1)
@@ -189,4 +194,4 @@ def check_count(value: Any, name: str) -> int:
 
 __all__ = ["ActionOutOfRange", "as_action", "as_actions", "check_action", "check_actions",
            "check_circle", "check_count", "check_first_players", "check_int", "check_number",
-           "check_options", "check_render_mode", "check_seat"]
+           "check_options", "check_render_mode", "check_seat", "check_seed"]

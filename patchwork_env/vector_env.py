@@ -22,7 +22,13 @@ from .game import Game
 from .observation import layout
 from .render import render_rgb
 from .rules import Rules, get_rules
-from .validation import check_actions, check_count, check_options, check_render_mode
+from .validation import (
+    check_actions,
+    check_count,
+    check_options,
+    check_render_mode,
+    check_seed,
+)
 
 try:  # Gymnasium 1.1 and newer name the autoreset modes
     from gymnasium.vector import AutoresetMode
@@ -107,9 +113,12 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
         if seed is None:
             seeds: list[int | None] = [None] * n
         elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-            seeds = [int(seed) + i for i in range(n)]
+            seeds = [check_seed(seed) + i for i in range(n)]
         else:
-            seeds = list(seed)
+            if isinstance(seed, str | bytes) or not isinstance(seed, Sequence | np.ndarray):
+                raise TypeError("seed must be an int, one seed per env or None, got "
+                                f"{type(seed).__name__} {seed!r}")
+            seeds = [check_seed(s, f"seed of env {i}") for i, s in enumerate(seed)]
             if len(seeds) != n:
                 raise ValueError(f"reset needs one seed per env ({n}), got {len(seeds)}")
         self.start_games(seeds, [options] * n)

@@ -4,6 +4,11 @@ After every update the :class:`Trainer` adds a snapshot of the learner to the po
 and then, evaluates it against ``random`` and ``greedy`` (logging the results to
 ``metrics.csv`` and TensorBoard and exporting the best policy), and writes checkpoints;
 while the games are played it counts the learner's wins against each kind of opponent.
+
+Its progress bar counts learner moves up to the step the run will really end at (whole
+rollouts: :func:`end_step`), and keeps moving through the long pauses between rollouts:
+during an update it counts the minibatches (through a hook on the optimiser's steps, as
+SB3 has no callback there), during an evaluation the turns played.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ class TrainingRun(Protocol):
     pool: OpponentPool
     updates: int
     best: float
+    best_steps: int | None
+    """The step of the evaluation that chose ``best.pt`` (None before the first)."""
 
     def save(self) -> None:
         """Write the checkpoint."""
@@ -42,6 +49,12 @@ class TrainingRun(Protocol):
 def next_multiple(steps: int, every: int) -> int:
     """The first multiple of ``every`` after ``steps``."""
     return (steps // every + 1) * every
+
+
+def end_step(start: int, total: int, rollout: int) -> int:
+    """The step a run from ``start`` towards ``total`` ends at: PPO collects whole rollouts
+    of ``rollout`` moves, so the last one can carry it past ``total``."""
+    return start + -(-max(total - start, 0) // rollout) * rollout
 
 
 class Trainer(BaseCallback):
@@ -57,8 +70,17 @@ class Trainer(BaseCallback):
         self.start_time = time.time()
         self.next_eval = next_multiple(self.start_steps, self.opts.eval_every)
         self.next_checkpoint = next_multiple(self.start_steps, self.opts.checkpoint_every)
-        self.bar = tqdm(total=self.opts.total_steps, initial=self.start_steps, unit="step",
-                        disable=not self.opts.progress, dynamic_ncols=True, smoothing=0.05)
+        self.scores = ""
+        """The latest evaluation's win rates, as the bar shows them."""
+        self.minibatches: int | None = None
+        """Minibatches of the update under way (None between updates)."""
+        self.end = end_step(self.start_steps, self.opts.total_steps,
+                            self.opts.n_envs * self.opts.n_steps)
+        self.last_results: dict[str, Any] = {}
+        """The latest evaluation's results by opponent (see :meth:`evaluate`)."""
+        self.bar = tqdm(total=self.end, initial=self.start_steps, unit="step",
+                        disable=not self.opts.progress, dynamic_ncols=True, smoothing=0.05,
+                        desc="self-play")
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
@@ -69,14 +91,36 @@ class Trainer(BaseCallback):
         return True
 
     def _on_training_start(self) -> None:
+        # PPO's update has no callback of its own: count its optimiser steps (one per
+        # minibatch) so that the bar moves while it runs.
+        self._hook = self.model.policy.optimizer.register_step_post_hook(self._on_minibatch)
         if self.start_steps == 0:  # where self-play starts from (after the warm start)
             self.evaluate(0)
 
     def _on_rollout_start(self) -> None:
+        self.minibatches = None
         if self.model.num_timesteps > self.start_steps:
             self.after_update()
+        self.bar.set_postfix_str(self.scores, refresh=False)
+
+    def _on_rollout_end(self) -> None:
+        self.minibatches = 0
+        self._show_update()
+
+    def _on_minibatch(self, *_: Any) -> None:
+        if self.minibatches is not None:
+            self.minibatches += 1
+            self._show_update()
+
+    def _show_update(self) -> None:
+        rollout = self.opts.n_envs * self.opts.n_steps
+        total = self.opts.n_epochs * -(-rollout // self.opts.batch_size)
+        self.bar.set_postfix_str(f"update {self.run.updates + 1}: minibatch "
+                                 f"{self.minibatches}/{total} over the last {rollout:,} moves")
 
     def _on_training_end(self) -> None:
+        self._hook.remove()
+        self.minibatches = None
         self.after_update()
         self.bar.close()
 
@@ -102,11 +146,19 @@ class Trainer(BaseCallback):
         """Play the evaluation matches, then log them and keep the best policy."""
         policy = self.model.policy
         policy.set_training_mode(False)
-        results = {name: evaluate(policy, name, self.opts.eval_games)
-                   for name in ("random", "greedy")}
+        games = self.opts.eval_games
+        results = {}
+        for name in ("random", "greedy"):
+            def progress(finished: int, turns: int, name: str = name) -> None:
+                self.bar.set_postfix_str(f"evaluating vs {name}: turn {turns}, "
+                                         f"{finished}/{games} games over")
+
+            results[name] = evaluate(policy, name, games, progress=progress)
+        self.last_results = {"steps": steps, **results}
         score = results["greedy"].win_rate_a + results["random"].win_rate_a / 100
         if score > self.run.best:
             self.run.best = score
+            self.run.best_steps = steps
             self.run.export("best")
         elapsed = time.time() - self.start_time
         row: dict[str, Any] = {"steps": steps, "updates": self.run.updates,
@@ -127,5 +179,6 @@ class Trainer(BaseCallback):
                 self.logger.record(f"train/win_{kind}", rate)
             wins.clear()
         self.csv.append(row)
-        self.bar.set_postfix_str(f"vs random {results['random'].win_rate_a:.0%} "
-                                 f"vs greedy {results['greedy'].win_rate_a:.0%}")
+        self.scores = (f"last evaluation: vs random {results['random'].win_rate_a:.0%}, "
+                       f"vs greedy {results['greedy'].win_rate_a:.0%}")
+        self.bar.set_postfix_str(self.scores)

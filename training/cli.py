@@ -12,6 +12,8 @@ import ast
 import dataclasses
 import inspect
 import itertools
+import math
+from typing import Any
 
 
 def flag(name: str) -> str:
@@ -37,22 +39,66 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _Switch(argparse.BooleanOptionalAction):
+    """``--name`` / ``--no-name`` with exactly the help given (some Python versions append
+    their own default to it)."""
+
+    def __init__(self, *args: Any, help: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, help=help, **kwargs)
+        self.help = help
+
+
+def integer(text: str) -> int:
+    """An int from the command line: ``100000``, ``100_000`` or ``1e5`` (a whole number)."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)  # a ValueError here is argparse's "invalid int value"
+        if not math.isfinite(value) or value != int(value):
+            raise ValueError(text) from None
+        return int(value)
+
+
+integer.__name__ = "int"  # argparse names the type in its message
+
+
 def dataclass_parser(cls: type, prog: str, description: str) -> ArgumentParser:
     """A parser with a flag for each field of the dataclass ``cls``: ``--name VALUE`` of
-    the field's type, or ``--name`` / ``--no-name`` for a bool."""
+    the field's type, or ``--name`` / ``--no-name`` for a bool; each help ends with the
+    field's default."""
     parser = ArgumentParser(prog=prog, description=description,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     docs = field_docs(cls)
     for f in dataclasses.fields(cls):
         kind = type(f.default)
-        if kind is bool:  # --flag / --no-flag; argparse appends the default itself
-            parser.add_argument(f"--{flag(f.name)}", action=argparse.BooleanOptionalAction,
-                                default=f.default, help=docs[f.name])
+        if kind is bool:
+            default = f"--{flag(f.name)}" if f.default else f"--no-{flag(f.name)}"
+            parser.add_argument(f"--{flag(f.name)}", action=_Switch, default=f.default,
+                                help=f"{docs[f.name]} (default: {default})")
         else:
             default = f" (default: {f.default})" if f.default != "" else ""
-            parser.add_argument(f"--{flag(f.name)}", type=kind, default=f.default,
-                                metavar=kind.__name__.upper(), help=docs[f.name] + default)
+            parser.add_argument(f"--{flag(f.name)}", type=integer if kind is int else kind,
+                                default=f.default, metavar=kind.__name__.upper(),
+                                help=docs[f.name] + default)
     return parser
+
+
+def check_types(obj: Any) -> None:
+    """``ValueError`` naming the first field of the dataclass ``obj`` whose value is not of
+    its default's type (an int passes for a float) or is a float that is not finite."""
+    for f in dataclasses.fields(obj):
+        kind, value = type(f.default), getattr(obj, f.name)
+        if kind in (int, float):
+            allowed: tuple[type, ...] = (int, float) if kind is float else (int,)
+            ok = isinstance(value, allowed) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            what = {int: "a whole number", float: "a number", bool: "true or false",
+                    str: "a string"}.get(kind, kind.__name__)
+            raise ValueError(f"--{flag(f.name)} must be {what}, got {value!r}")
+        if kind is float and not math.isfinite(value):
+            raise ValueError(f"--{flag(f.name)} must be a finite number, got {value}")
 
 
 def given_fields(cls: type, args: argparse.Namespace) -> set[str]:

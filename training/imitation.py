@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.nn import functional as F
-from tqdm import tqdm, trange
+from tqdm import tqdm
 
 from patchwork_env import GameBatch, agents
 from patchwork_env.engine import sample_legal
@@ -53,8 +53,11 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
     n_games = min(n_games, max(1, n_positions // 50))  # about 50 positions per game
     batch = GameBatch.new(n_games, seed=seed)
     player = agents.make(teacher, seed=seed)
+    # The bar counts the positions recorded, every turn of the batch; it stops one short of
+    # the total while the last games are finished (those still unfinished are dropped).
     bar = tqdm(total=n_positions, unit="position", disable=not progress, dynamic_ncols=True,
                desc=f"{teacher} plays")
+    recorded = 0
     rows = np.arange(n_games)
     obs, masks, actions, seats, games = [], [], [], [], []
     game_ids = rows.copy()
@@ -73,17 +76,19 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
         plies += 1
         played = np.where(rng.random(n_games) < explore, sample_legal(mask, rng), chosen)
         batch.step(played, check=False)
+        recorded += n_games
+        bar.update(max(0, min(recorded, n_positions - 1) - bar.n))
         over = np.flatnonzero(batch.done)
         if len(over):
             scores, winners = batch.scores(), batch.winners()
             for row in over.tolist():
                 outcome[int(game_ids[row])] = (scores[row], int(winners[row]))
             finished_positions += int(plies[over].sum())
-            bar.update(min(int(plies[over].sum()), n_positions - bar.n))
             plies[over] = 0
             game_ids[over] = np.arange(next_id, next_id + len(over))
             next_id += len(over)
             batch.reset_done(rng)
+    bar.update(n_positions - bar.n)
     bar.close()
     ids = np.concatenate(games)
     keep = np.array([g in outcome for g in ids.tolist()])  # drop unfinished games
@@ -110,11 +115,14 @@ def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: in
     returns = torch.as_tensor(demos.returns)
     policy.set_training_mode(True)
     stats: dict[str, list[float]] = {}
-    for _ in trange(epochs, unit="epoch", disable=not progress, dynamic_ncols=True,
-                    desc="imitation"):
+    n_batches = max(1, len(demos) // batch_size)
+    # one step of the bar per minibatch, so that it moves every few seconds
+    bar = tqdm(total=epochs * n_batches, unit="batch", disable=not progress,
+               dynamic_ncols=True, desc="imitation")
+    for epoch in range(epochs):
         stats = {"policy_loss": [], "value_loss": [], "agreement": []}
-        for idx in np.array_split(rng.permutation(len(demos)),
-                                  max(1, len(demos) // batch_size)):
+        bar.set_postfix_str(f"epoch {epoch + 1}/{epochs}", refresh=False)
+        for idx in np.array_split(rng.permutation(len(demos)), n_batches):
             dist = policy.get_distribution(obs[idx], demos.masks[idx])
             policy_loss = -dist.log_prob(actions[idx]).mean()
             value_loss = F.mse_loss(policy.predict_values(obs[idx]).flatten(), returns[idx])
@@ -125,6 +133,8 @@ def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: in
             agree = (dist.distribution.logits.argmax(-1) == actions[idx]).float().mean()
             for key, value in zip(stats, (policy_loss, value_loss, agree), strict=True):
                 stats[key].append(value.item())
+            bar.update()
+    bar.close()
     policy.set_training_mode(False)
     for group, rate in zip(policy.optimizer.param_groups, saved_rates, strict=True):
         group["lr"] = rate

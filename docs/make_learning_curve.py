@@ -1,0 +1,53 @@
+"""Draw a learning curve for the README from a training run's metrics, and keep the data.
+
+    python docs/make_learning_curve.py RUN_DIR NAME    # from a run folder
+    python docs/make_learning_curve.py docs/NAME.csv NAME  # redraw from the kept data
+
+From a run folder it copies the run's ``metrics.csv`` to ``docs/NAME.csv`` and draws
+``docs/NAME.png`` from it with the code ``train.py`` draws ``learning_curve.png`` with, so
+that a later change to the picture can be redrawn from ``docs/NAME.csv`` without training
+again. Which run each picture of the README comes from is listed in ``docs/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
+
+DOCS = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Copy the metrics (from a run folder) and draw ``docs/NAME.png``; the exit status."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("source", type=Path, help="a run folder, or a metrics csv")
+    parser.add_argument("name", help="the picture's name, without .png")
+    parser.add_argument("--into", type=Path, default=DOCS,
+                        help="the folder for the picture and its data (default: docs/)")
+    args = parser.parse_args(argv)
+    source = args.source / "metrics.csv" if args.source.is_dir() else args.source
+    if not source.is_file():
+        print(f"error: no metrics at {source}", file=sys.stderr)
+        return 2
+    try:
+        rows = MetricsCsv.read(source)
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"error: cannot read {source}: {e}", file=sys.stderr)
+        return 2
+    if not rows or "win_greedy" not in rows[0]:
+        print(f"error: {source} holds no evaluations of a training run", file=sys.stderr)
+        return 2
+    data, picture = args.into / f"{args.name}.csv", args.into / f"{args.name}.png"
+    if source.resolve() != data.resolve():
+        shutil.copyfile(source, data)
+    plot_learning_curve(data, picture)
+    print(f"wrote {picture.name} from {len(rows)} evaluations (data: {data.name})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
