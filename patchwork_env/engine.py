@@ -90,6 +90,14 @@ class GameBatch:
         # Field views of a structured array cost microseconds to make: make them once.
         self._views = {name: state[name] for name in STATE_DTYPE.names}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled, the field views would become copies detached from the state.
+        return {k: v for k, v in self.__dict__.items() if k != "_views"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._views = {name: self._state[name] for name in STATE_DTYPE.names}
+
     # ----- construction -------------------------------------------------------------
     @classmethod
     def new(cls, n: int, seed: int | None = None, rules: str | Rules = "default") -> GameBatch:

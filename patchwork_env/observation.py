@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit, prange
 
-from .actions import N_CELLS
+from .actions import N_ACTIONS, N_CELLS
 from .compiling import compile_serial_and_parallel, pick
-from .kernels import STATE_DTYPE
+from .kernels import STATE_DTYPE, write_legal_mask
 from .patches import N_PATCHES, PATCHES
 from .rules import BOARD_SIZE, Rules
 
@@ -244,6 +244,36 @@ def observe(state: np.ndarray, rules: Rules, players: Any = None,
     pick(_OBSERVE_KERNELS, n)(state, seats, out, lay.income_spaces, lay.leather_spaces,
                               rules.track_end, PATCH_FEATURES)
     return out
+
+
+@njit(cache=True)
+def _observe_one(s, seat, with_mask, obs, mask, income_spaces, leather_spaces, track_end,
+                 patch_features):
+    _observe_row(s, seat, obs, income_spaces, leather_spaces, track_end, patch_features)
+    if with_mask:
+        write_legal_mask(s, mask)
+    else:
+        mask[:] = 0
+
+
+class SingleGameObserver:
+    """What the player ``seat`` of one game sees, and its legal mask, in one compiled call
+    with the checks and look-ups of :func:`observe` done once (the AEC env calls it at
+    every move)."""
+
+    def __init__(self, rules: Rules) -> None:
+        lay = layout(rules)
+        self.size = lay.size
+        self._args = (lay.income_spaces, lay.leather_spaces, rules.track_end, PATCH_FEATURES)
+
+    def __call__(self, state: np.ndarray, seat: int, with_mask: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """``((size,) float32, (2026,) int8)``: the game of the one-record ``state`` seen
+        by ``seat``, and its legal actions as 0/1 (all 0 unless ``with_mask``)."""
+        obs = np.empty(self.size, np.float32)
+        mask = np.empty(N_ACTIONS, np.int8)
+        _observe_one(state[0], seat, with_mask, obs, mask.view(np.uint8), *self._args)
+        return obs, mask
 
 
 def observe_batch(batch: GameBatch, players: Any = None,

@@ -106,6 +106,8 @@ def as_action(action: Any) -> int:
 
 def check_action(action: Any) -> int:
     """One action id as an int in ``0..2025`` (an int or a 0-d/1-element integer array)."""
+    if type(action) is int and 0 <= action < N_ACTIONS:  # the common case, at no cost
+        return action
     if isinstance(action, bool | np.bool_) or action is None:
         as_action(action)  # raises
     return int(check_actions(np.reshape(action, -1) if not _is_int(action) else [action], 1)[0])

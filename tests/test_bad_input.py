@@ -205,3 +205,12 @@ def test_a_patch_on_both_quilts_is_refused() -> None:
     d["quilt"][1] = d["quilt"][0]
     with pytest.raises(ValueError, match="patch 1 is on a quilt and also elsewhere"):
         Game.from_dict(d)
+
+
+def test_a_pickled_batch_keeps_its_field_views_on_its_own_state() -> None:
+    import pickle
+
+    batch = pickle.loads(pickle.dumps(GameBatch.new(2, seed=0)))
+    batch.step(batch.random_actions(0))
+    np.testing.assert_array_equal(batch.to_move, batch.state["to_move"])
+    np.testing.assert_array_equal(batch.buttons, batch.state["buttons"])

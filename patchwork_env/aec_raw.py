@@ -1,0 +1,253 @@
+"""The PettingZoo AEC environment itself, without checks: :class:`raw_env`.
+
+Two agents take turns, the one behind on the time track moving. The documentation page is
+:class:`raw_env`'s docstring; :func:`patchwork_env.aec.env` adds the checks of
+PettingZoo's standard wrappers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .actions import N_ACTIONS
+from .engine import GameBatch, random_setup
+from .game import Game
+from .observation import SingleGameObserver, layout
+from .render_modes import render_game
+from .rewards import check_reward, final_rewards
+from .rules import Rules, get_rules
+from .validation import check_action, check_options, check_render_mode
+
+AGENTS = ("player_0", "player_1")
+RESET_OPTIONS = ("rules", "circle", "first_player")
+
+
+class raw_env(AECEnv):
+    """
+    # Patchwork
+
+    | Creation           | `patchwork_env.env()`                                 |
+    |--------------------|-------------------------------------------------------|
+    | Registered as      | `pettingzoo.make("aec", "patchwork_env/patchwork-v0")` |
+    | Actions            | Discrete                                              |
+    | Parallel API       | Yes, through `turn_based_aec_to_parallel`             |
+    | Manual Control     | No                                                    |
+    | Agents             | `agents= ['player_0', 'player_1']`                    |
+    | Agents             | 2                                                     |
+    | Action Shape       | (1,)                                                  |
+    | Action Values      | Discrete(2026)                                        |
+    | Observation Shape  | (1189,)                                               |
+    | Observation Values | [0, 1] except buttons, income and pending leather     |
+
+    Two players sew quilts from patches bought with buttons; time is the other currency.
+    The player whose token is further behind on the time track moves, so an agent often
+    moves several times in a row: these are ordinary AEC steps, and `agent_selection`
+    names the agent to move. `player_0` is seat 0 of the engine (`Game`, `GameBatch`).
+
+    ### Observation Space
+
+    The observation is a dictionary with an `'observation'` element, a `float32` vector
+    described below, and an `'action_mask'` (see Legal Actions Mask). The vector is
+    ego-centric: every pair of values lists the observing agent first and its opponent
+    second, and the first quilt is the observer's. It is complete (Patchwork has no hidden
+    information) and fixed in size; `patchwork_env.observation.layout(rules).split(obs)`
+    cuts it into the named fields below.
+
+    | Index       | Field             | Value                                              |
+    |-------------|-------------------|----------------------------------------------------|
+    | 0 - 161     | `quilts`          | (2, 9, 9): 1 on covered cells, cell = row * 9 + col |
+    | 162 - 163   | `position`        | space on the time track / 53                       |
+    | 164 - 165   | `buttons`         | buttons / 50                                       |
+    | 166 - 167   | `income`          | button symbols on the quilt / 10                   |
+    | 168 - 169   | `income_ahead`    | income spaces still ahead of the token / 9         |
+    | 170 - 171   | `to_move`         | 1 for the player to move (both 0 once it is over)  |
+    | 172 - 173   | `pending_leather` | leather patches the player must place now          |
+    | 174 - 175   | `bonus`           | 1 for the holder of the 7x7 bonus tile             |
+    | 176 - 177   | `finished_first`  | 1 for who reached the end first (wins ties)        |
+    | 178 - 1134  | `circle`          | (33, 29): one row per patch of the circle, below   |
+    | 1135 - 1188 | `leather_track`   | (54,): 1 on each space where a leather patch lies  |
+
+    Row `k` of `circle` is the `k`-th patch clockwise after the neutral token (rows 0 - 2
+    can be bought): `present, cost / 10, time / 6, income / 3`, then the patch's shape as
+    printed in the rules (orientation 0) on a 5x5 grid, row-major, 1 on covered cells.
+    Rows past the end of the circle are all 0. Under other rule sets the divisors 53 and
+    9 are the rules' last space and number of income spaces, and `leather_track` has one
+    entry per space of the track.
+
+    #### Legal Actions Mask
+
+    The legal moves of the agent to move are in the `action_mask` element (`int8`, 2026
+    entries); it is all zeros for the other agent. Taking an illegal move ends the game
+    with a reward of -1 (`env(illegal_reward=...)`, a number) for the agent that moved and
+    0 for the other. An action of the wrong kind (a bool, a float, a string) raises
+    `TypeError` and changes nothing.
+
+    ### Action Space
+
+    | Action      | Meaning                                                     |
+    |-------------|-------------------------------------------------------------|
+    | 0 - 1943    | buy and place: `slot * 648 + orientation * 81 + anchor`     |
+    | 1944        | advance: move in front of the opponent, 1 button per space  |
+    | 1945 - 2025 | place a pending leather patch on cell `action - 1945`       |
+
+    A buy takes the patch in `slot` (0 - 2, counted clockwise from the neutral token),
+    turns the printed shape to `orientation = mirror * 4 + rotation` (mirrored left-right
+    first, then `rotation` quarter turns clockwise) and puts the top-left corner of its
+    bounding box on cell `anchor = row * 9 + col`. Only one orientation of each distinct
+    shape is ever legal. `patchwork_env.format_action` and `parse_action` translate
+    actions to and from text such as `buy slot 1 o3 at c4`.
+
+    ### Rewards
+
+    Zero until the game ends. Then, with `reward="win"` (default), +1 for the winner and
+    -1 for the loser (higher score wins; on equal scores the player who reached the end
+    first). With `reward="score"`, each agent gets `score_scale * (own score - opponent's
+    score)` (`score_scale=0.02` by default; 0 to both on equal scores). Both schemes are
+    zero-sum. At the end `infos` carry `scores` (`{'player_0': s0, 'player_1': s1}`) and
+    `winner` (an agent name).
+
+    ### Arguments
+
+    `raw_env(rules="default", reward="win", score_scale=0.02, render_mode=None)`:
+    `rules` is a preset name (`"default"`, `"revised"`, `"classic"`) or a `Rules`;
+    `render_mode` is `"ansi"` (a text picture), `"human"` (prints it after every step) or
+    `"rgb_array"` (an image of both quilts, the time track and the circle).
+    `reset(seed=None, options=None)`: the seed draws the circle and the first player
+    exactly as `Game.new(seed)`; `options` (a dict) may give `rules`, `circle` (patch ids
+    clockwise from the neutral token, patch 0 last) and `first_player` (0 or 1); other
+    keys are ignored with a warning.
+
+    ### Version History
+
+    * v0: Initial release (patchwork-env 0.1.0)
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "patchwork_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, rules: str | Rules = "default", reward: str = "win",
+                 score_scale: float = 0.02, render_mode: str | None = None) -> None:
+        super().__init__()
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        check_reward(reward, score_scale)
+        self.rules = get_rules(rules)
+        self.reward = reward
+        self.score_scale = float(score_scale)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        obs_space = layout(self.rules).space
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_space,
+                            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)})
+            for a in AGENTS
+        }
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self._rng = np.random.default_rng()
+        self._game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> Game:
+        """A copy of the current position."""
+        return self._live().copy()
+
+    def _live(self) -> Game:
+        if self._game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._game
+
+    # ----- the AEC cycle ----------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        rules, circle, first = self._read_options(options)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        if circle is None and first is None and self._game is not None \
+                and self._game.rules == rules:
+            self._game.batch.reset(rng=self._rng)  # draws as Game.new(seed) does
+        else:
+            rand_circle, rand_first = random_setup(self._rng)
+            circle = rand_circle if circle is None else circle
+            first = rand_first if first is None else first
+            self._game = Game(GameBatch.from_setups([circle], [first], rules))
+            self._observer = SingleGameObserver(rules)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self._game.to_move]
+
+    def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
+        # PettingZoo's own api tests pass an unknown key, so that only warns.
+        options = check_options(options, RESET_OPTIONS, unknown="warn")
+        rules = get_rules(options.get("rules", self.rules))
+        if rules != self.rules and layout(rules).space != layout(self.rules).space:
+            raise ValueError(f"rules {rules} change the observation space; create a new "
+                             "environment with rules=... instead")
+        return rules, options.get("circle"), options.get("first_player")
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}: the agents are {list(AGENTS)}")
+        seat = AGENTS.index(agent)
+        game = self._live()
+        to_move = agent == self.agent_selection and not self.terminations[agent]
+        obs, mask = self._observer(game.batch.state, seat, to_move)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        game = self._live()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to move: None is only for finished agents")
+        game.step(check_action(action))  # an illegal action raises ValueError, changing nothing
+        self._cumulative_rewards[agent] = 0.0
+        to_move = int(game.batch.to_move[0])
+        if to_move < 0:
+            self._clear_rewards()
+            self._finish()
+            self._accumulate_rewards()
+        else:  # every reward is 0 until the end: nothing to clear or add up
+            self.agent_selection = AGENTS[to_move]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        batch = self._game.batch
+        scores, winners = batch.scores(), batch.winners()
+        seats = np.arange(2)
+        paid = final_rewards(np.repeat(scores, 2, axis=0), np.repeat(winners, 2), seats,
+                             self.reward, self.score_scale)
+        outcome = {"scores": dict(zip(AGENTS, scores[0].tolist(), strict=True)),
+                   "winner": AGENTS[int(winners[0])]}
+        for a, r in zip(AGENTS, paid.tolist(), strict=True):
+            self.rewards[a] = r
+            self.terminations[a] = True
+            self.infos[a] = dict(outcome)
+        # The agent that did not make the last move is shown the end first.
+        self.agent_selection = AGENTS[1 - AGENTS.index(self.agent_selection)]
+
+    # ----- pictures ---------------------------------------------------------------------
+    def render(self) -> str | np.ndarray | None:
+        return render_game(self._live(), self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release."""
