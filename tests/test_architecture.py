@@ -22,8 +22,8 @@ CORE = {
     "engine": ["bits", "compiling", "kernels", "batch_kernels", "engine", "serialize"],
     "views": ["observation", "render_common", "render_text", "render_rgb",
               "render", "game"],
-    "envs": ["rewards", "opponents", "duel", "render_modes", "gym_env", "vector_env", "aec_raw", "aec",
-             "sb3", "openspiel", "rllib", "__init__"],
+    "envs": ["rewards", "opponents", "duel", "render_modes", "gym_env", "vector_env",
+             "aec_raw", "aec", "sb3", "openspiel", "rllib", "__init__"],
 }
 FORBIDDEN_BELOW_ENVS = ("gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "torch")
 
