@@ -28,6 +28,11 @@ _FIRST_CHUNK = 64
 _CHUNK_SECONDS = 0.02
 
 
+MAX_SIMULATIONS = 10_000_000
+"""The largest simulation budget (the tree for a move is allocated up front)."""
+MAX_SECONDS = 3600.0
+
+
 @dataclass(frozen=True)
 class Budget:
     """Simulations per move, or seconds per move (exactly one is set)."""
@@ -42,14 +47,15 @@ class Budget:
         try:
             if t.endswith("s"):
                 seconds = float(t[:-1])
-                if seconds > 0 and np.isfinite(seconds):
+                if 0 < seconds <= MAX_SECONDS:
                     return cls(seconds=seconds)
-            elif int(t) > 0:
+            elif 0 < int(t) <= MAX_SIMULATIONS:
                 return cls(simulations=int(t))
         except ValueError:
             pass
-        raise ValueError(f"bad MCTS budget {text!r}: expected simulations per move (e.g. 400) "
-                         "or seconds per move (e.g. 1s)")
+        raise ValueError(f"bad MCTS budget {text!r}: expected simulations per move (1 to "
+                         f"{MAX_SIMULATIONS:,}, e.g. 400) or seconds per move (up to "
+                         f"{MAX_SECONDS:g}, e.g. 1s)")
 
     def __str__(self) -> str:
         return f"{self.simulations}" if self.simulations is not None else f"{self.seconds:g}s"

@@ -96,3 +96,9 @@ def test_mcts_beats_greedy() -> None:
     records = play_match(MCTSAgent("200", seed=1), GreedyAgent(), range(100, 106))
     wins = sum(r.a_won for r in records)
     assert wins >= 10, f"mcts:200 won only {wins} of 12 games against greedy"
+
+
+@pytest.mark.parametrize("budget", ["100000000000000000000", "0", "-5", "1e3", "99999s", "s"])
+def test_impossible_budgets_are_refused_in_one_line(budget: str) -> None:
+    with pytest.raises(ValueError, match="bad MCTS budget"):
+        Budget.parse(budget)
