@@ -24,6 +24,7 @@ from .validation import check_action, check_options, check_render_mode
 
 AGENTS = ("player_0", "player_1")
 RESET_OPTIONS = ("rules", "circle", "first_player")
+OBSERVATION_MODES = ("dict", "flat")
 
 
 class raw_env(AECEnv):
@@ -78,10 +79,16 @@ class raw_env(AECEnv):
     9 are the rules' last space and number of income spaces, and `leather_track` has one
     entry per space of the track.
 
+    With `observation_mode="flat"` the observation is the vector alone (a `Box`), and the
+    mask is in `infos[agent]["action_mask"]`, PettingZoo's other convention: SuperSuit's
+    observation wrappers (`flatten_v0`, `frame_stack_v1`, `normalize_obs_v0`, `dtype_v0`)
+    and libraries whose default encoders take a `Box` then work unchanged.
+
     #### Legal Actions Mask
 
     The legal moves of the agent to move are in the `action_mask` element (`int8`, 2026
-    entries); it is all zeros for the other agent. Taking an illegal move ends the game
+    entries; in `infos[agent]["action_mask"]` with `observation_mode="flat"`); it is all
+    zeros for the other agent. Taking an illegal move ends the game
     with a reward of -1 (`env(illegal_reward=...)`, a number) for the agent that moved and
     0 for the other. An action of the wrong kind (a bool, a float, a string) raises
     `TypeError` and changes nothing.
@@ -112,8 +119,9 @@ class raw_env(AECEnv):
 
     ### Arguments
 
-    `raw_env(rules="default", reward="win", score_scale=0.02, render_mode=None)`:
-    `rules` is a preset name (`"default"`, `"revised"`, `"classic"`) or a `Rules`;
+    `raw_env(rules="default", reward="win", score_scale=0.02, render_mode=None,
+    observation_mode="dict")`: `rules` is a preset name (`"default"`, `"revised"`,
+    `"classic"`) or a `Rules`; `observation_mode` is `"dict"` or `"flat"` (above);
     `render_mode` is `"ansi"` (a text picture), `"human"` (prints it after every step) or
     `"rgb_array"` (an image of both quilts, the time track and the circle).
     `reset(seed=None, options=None)`: the seed draws the circle and the first player
@@ -123,7 +131,8 @@ class raw_env(AECEnv):
 
     ### Version History
 
-    * v0: Initial release (patchwork-env 0.1.0)
+    * v0: Initial release (patchwork-env 0.1.0); `observation_mode="flat"` added, and
+      `env()` checks what the standard wrappers check without wrapping (same behaviour).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -134,9 +143,14 @@ class raw_env(AECEnv):
     }
 
     def __init__(self, rules: str | Rules = "default", reward: str = "win",
-                 score_scale: float = 0.02, render_mode: str | None = None) -> None:
+                 score_scale: float = 0.02, render_mode: str | None = None,
+                 observation_mode: str = "dict") -> None:
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got "
+                             f"{observation_mode!r}")
+        self.flat = observation_mode == "flat"
         check_reward(reward, score_scale)
         self.rules = get_rules(rules)
         self.reward = reward
@@ -146,8 +160,9 @@ class raw_env(AECEnv):
         self.agents = list(AGENTS)
         obs_space = layout(self.rules).space
         self.observation_spaces = {
-            a: spaces.Dict({"observation": obs_space,
-                            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)})
+            a: obs_space if self.flat else
+            spaces.Dict({"observation": obs_space,
+                         "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)})
             for a in AGENTS
         }
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
@@ -191,6 +206,8 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.to_move]
+        if self.flat:
+            self._post_masks()
 
     def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
         # PettingZoo's own api tests pass an unknown key, so that only warns.
@@ -207,8 +224,18 @@ class raw_env(AECEnv):
         seat = AGENTS.index(agent)
         game = self._live()
         to_move = agent == self.agent_selection and not self.terminations[agent]
+        if self.flat:
+            return self._observer(game.batch.state, seat, False)[0]
         obs, mask = self._observer(game.batch.state, seat, to_move)
         return {"observation": obs, "action_mask": mask}
+
+    def _post_masks(self) -> None:
+        """Flat mode: the legal mask of the agent to move into its ``infos``."""
+        mover = self.agent_selection
+        for a in AGENTS:
+            live = a == mover and not self.terminations[a]
+            self.infos[a]["action_mask"] = (self._game.batch.legal_mask()[0].view(np.int8)
+                                            if live else np.zeros(N_ACTIONS, np.int8))
 
     def step(self, action: Any) -> None:
         game = self._live()
@@ -227,6 +254,8 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         else:  # every reward is 0 until the end: nothing to clear or add up
             self.agent_selection = AGENTS[to_move]
+        if self.flat:
+            self._post_masks()
         if self.render_mode == "human":
             self.render()
 
