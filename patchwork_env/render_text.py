@@ -183,14 +183,21 @@ def shape_text(patch: Patch, color: bool) -> list[str]:
 
 # ----- the full picture ----------------------------------------------------------------------
 
-def _text_quilt(game: Game, ids: np.ndarray, score: int, player: int, color: bool) -> list[str]:
+def _quilt_grid(game: Game, ids: np.ndarray, player: int, color: bool, gap: str
+                ) -> list[str]:
+    """The player's name (with ``<- to move``) and the 9x9 grid under its column letters."""
     name = paint(f"player {player}", PLAYER_COLORS[player], color)
     if game.to_move == player:
-        name += "  <- to move"
+        name += f"{gap}<- to move"
     lines = [name, "  " + " ".join(_COLUMNS)]
     for r in range(BOARD_SIZE):
         row = ids[player, r * BOARD_SIZE : (r + 1) * BOARD_SIZE]
         lines.append(f"{r + 1} " + "".join(cell_text(int(pid), color) for pid in row))
+    return lines
+
+
+def _text_quilt(game: Game, ids: np.ndarray, score: int, player: int, color: bool) -> list[str]:
+    lines = _quilt_grid(game, ids, player, color, gap="  ")
     lines.append(f"buttons {game.buttons[player]:<4} income {game.income[player]}")
     lines.append(f"space {game.position[player]:<6} score {score}")
     if game.bonus_owner == player:
@@ -275,13 +282,7 @@ def full_text(game: Game, color: bool = True) -> str:
 
 def _compact_quilt(game: Game, ids: np.ndarray, score: int, player: int,
                    color: bool) -> list[str]:
-    name = paint(f"player {player}", PLAYER_COLORS[player], color)
-    if game.to_move == player:
-        name += " <- to move"
-    lines = [name, "  " + " ".join(_COLUMNS)]
-    for r in range(BOARD_SIZE):
-        row = ids[player, r * BOARD_SIZE : (r + 1) * BOARD_SIZE]
-        lines.append(f"{r + 1} " + "".join(cell_text(int(pid), color) for pid in row).rstrip())
+    lines = [line.rstrip() for line in _quilt_grid(game, ids, player, color, gap=" ")]
     lines.append(f"buttons {game.buttons[player]}, income {game.income[player]}")
     lines.append(f"space {game.position[player]}, score {score}")
     return lines
