@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ["data", "engine", "views", "envs", "agents", "training", "models"]
 CORE = {
     "data": ["patches", "rules", "actions", "tables", "validation"],
-    "engine": ["bits", "compiling", "kernels", "batch_kernels", "engine", "serialize"],
+    "engine": ["bits", "compiling", "kernels", "batch_kernels", "engine", "possible_states",
+               "serialize"],
     "views": ["observation", "render_common", "render_text", "render_rgb",
               "render", "game"],
     "envs": ["rewards", "opponents", "duel", "render_modes", "gym_env", "vector_env",
