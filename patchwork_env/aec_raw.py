@@ -114,8 +114,15 @@ class raw_env(AECEnv):
     -1 for the loser (higher score wins; on equal scores the player who reached the end
     first). With `reward="score"`, each agent gets `score_scale * (own score - opponent's
     score)` (`score_scale=0.02` by default; 0 to both on equal scores). Both schemes are
-    zero-sum. At the end `infos` carry `scores` (`{'player_0': s0, 'player_1': s1}`) and
-    `winner` (an agent name).
+    zero-sum.
+
+    ### Infos
+
+    Every agent's `infos` hold the same keys with the same types at every step (so that
+    collectors which stack infos, Tianshou's among them, accept them): `scores`, the
+    current scores (`{'player_0': s0, 'player_1': s1}`, final at the end), and `winner`,
+    the winning seat (0 or 1) once the game is over and -1 before; with
+    `observation_mode="flat"` also `action_mask`.
 
     ### Arguments
 
@@ -131,8 +138,10 @@ class raw_env(AECEnv):
 
     ### Version History
 
-    * v0: Initial release (patchwork-env 0.1.0); `observation_mode="flat"` added, and
-      `env()` checks what the standard wrappers check without wrapping (same behaviour).
+    * v0: Initial release (patchwork-env 0.1.0); since then `observation_mode="flat"`,
+      infos with the same keys at every step (`winner` is now a seat, -1 until the end,
+      where it used to be an agent name present only at the end), and `env()` checks what
+      the standard wrappers check without wrapping (same behaviour).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -206,8 +215,7 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.to_move]
-        if self.flat:
-            self._post_masks()
+        self._post_infos()
 
     def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
         # PettingZoo's own api tests pass an unknown key, so that only warns.
@@ -229,13 +237,19 @@ class raw_env(AECEnv):
         obs, mask = self._observer(game.batch.state, seat, to_move)
         return {"observation": obs, "action_mask": mask}
 
-    def _post_masks(self) -> None:
-        """Flat mode: the legal mask of the agent to move into its ``infos``."""
+    def _post_infos(self, winner: int = -1) -> None:
+        """Every agent's ``infos``, with the same keys and types at every step: the current
+        ``scores`` and the ``winner`` (a seat, -1 until the end); in flat mode also the
+        ``action_mask`` (the legal moves for the agent to move, zeros for the other)."""
+        s0, s1 = self._game.batch.scores()[0].tolist()
         mover = self.agent_selection
         for a in AGENTS:
-            live = a == mover and not self.terminations[a]
-            self.infos[a]["action_mask"] = (self._game.batch.legal_mask()[0].view(np.int8)
-                                            if live else np.zeros(N_ACTIONS, np.int8))
+            info = {"scores": {"player_0": s0, "player_1": s1}, "winner": winner}
+            if self.flat:
+                live = a == mover and not self.terminations[a]
+                info["action_mask"] = (self._game.batch.legal_mask()[0].view(np.int8) if live
+                                       else np.zeros(N_ACTIONS, np.int8))
+            self.infos[a] = info
 
     def step(self, action: Any) -> None:
         game = self._live()
@@ -254,8 +268,7 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         else:  # every reward is 0 until the end: nothing to clear or add up
             self.agent_selection = AGENTS[to_move]
-        if self.flat:
-            self._post_masks()
+            self._post_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -265,14 +278,12 @@ class raw_env(AECEnv):
         seats = np.arange(2)
         paid = final_rewards(np.repeat(scores, 2, axis=0), np.repeat(winners, 2), seats,
                              self.reward, self.score_scale)
-        outcome = {"scores": dict(zip(AGENTS, scores[0].tolist(), strict=True)),
-                   "winner": AGENTS[int(winners[0])]}
         for a, r in zip(AGENTS, paid.tolist(), strict=True):
             self.rewards[a] = r
             self.terminations[a] = True
-            self.infos[a] = dict(outcome)
         # The agent that did not make the last move is shown the end first.
         self.agent_selection = AGENTS[1 - AGENTS.index(self.agent_selection)]
+        self._post_infos(winner=int(winners[0]))
 
     # ----- pictures ---------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:

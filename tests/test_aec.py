@@ -213,7 +213,7 @@ def test_a_scripted_loss_pays_minus_one_and_reports_the_scores():
     assert env.rewards == {"player_0": -1, "player_1": 1}
     for agent in env.agents:
         assert env.infos[agent] == {"scores": {"player_0": s0, "player_1": s1},
-                                    "winner": "player_1"}
+                                    "winner": 1}
 
 
 def test_score_reward_is_the_scaled_difference():
@@ -243,7 +243,7 @@ def test_each_agent_reads_its_final_reward_once_then_leaves():
     assert env.agents == []
     winner = final["player_0"][1]
     assert {a: r for a, (r, _) in final.items()} == {
-        a: 1 if a == winner else -1 for a in ("player_0", "player_1")}
+        a: 1 if a == f"player_{winner}" else -1 for a in ("player_0", "player_1")}
 
 
 # ---------------------------------------------------------------------------------------
@@ -333,3 +333,16 @@ def test_the_documented_observation_table_matches_the_layout():
     assert [(int(a), int(b) + 1, name) for a, b, name in rows] == [
         (f.start, f.stop, f.name) for f in lay.fields]
     assert f"| ({lay.size},)" in patchwork_env.raw_env.__doc__
+
+
+def test_infos_have_the_same_keys_and_types_at_every_step():
+    env = patchwork_env.env()
+    env.reset(seed=8)
+    kinds = set()
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        kinds.add((tuple(sorted(info)), type(info["winner"]), tuple(sorted(info["scores"]))))
+        assert info["winner"] == (env.unwrapped.game.winner if terminated else -1)
+        env.step(None if terminated or truncated
+                 else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert kinds == {(("scores", "winner"), int, ("player_0", "player_1"))}
