@@ -66,6 +66,12 @@ class PatchworkEnv(gym.Env):
     ``reset(seed=s)`` sets the game up exactly as ``Game.new(seed=s)`` and the AEC
     environment's ``reset(seed=s)``; ``options`` may give ``circle``, ``first_player``
     and ``learner_seat``.
+
+    ## Version History
+    * v0: initial release (patchwork-env 0.1.0); since then: opponents are objects (the
+      env looks up no names: ``patchwork_env.agents.make_opponent("greedy")``), a failing
+      opponent leaves the env as it was before the step, and ``info`` has the same keys
+      and types at every step.
     """
 
     metadata: ClassVar[dict[str, Any]] = {

@@ -71,6 +71,10 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
     ``reset(seed=s)`` sets game ``i`` up as ``Game.new(seed=s + i)`` (a list gives each
     game its own seed); later games draw from the env's generator. ``options`` may give a
     ``circle`` and ``first_player`` for every game.
+
+    ## Version History
+    * v0: the native vector env of ``patchwork_env/Patchwork-v0`` (patchwork-env 0.1.0),
+      also under the SB3 ``PatchworkVecEnv``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"],
