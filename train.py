@@ -3,6 +3,7 @@
     python train.py                          # the default run, into runs/ppo-seed0
     python train.py --total-steps 1000000    # a longer run
     python train.py --resume runs/ppo-seed0  # continue a run that was stopped or killed
+    python train.py --algo az --help         # search-guided self-play (work in progress)
 
 The default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s on 2
 cores shared with other work (14 min of it imitating the teacher). A new run refuses a
@@ -217,6 +218,25 @@ lack them."""
 # command line
 
 
+ALGOS = ("ppo", "az")
+
+
+def split_algo(argv: list[str]) -> tuple[str, list[str]]:
+    """``(algo, the other arguments)`` from ``--algo NAME`` / ``--algo=NAME`` (``ppo`` when
+    absent); exit 2 with one line for an unknown or missing name."""
+    for i, arg in enumerate(argv):
+        if arg == "--algo" or arg.startswith("--algo="):
+            name = arg.partition("=")[2] if "=" in arg else (argv[i + 1] if i + 1 < len(argv)
+                                                             else "")
+            if name not in ALGOS:
+                print(f"train.py: error: --algo must be one of {', '.join(ALGOS)}, got "
+                      f"{name!r}", file=sys.stderr)
+                raise SystemExit(2)
+            rest = argv[:i] + argv[i + (1 if "=" in arg else 2):]
+            return name, rest
+    return "ppo", argv
+
+
 def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
     """The options from the command line, and the names of those given explicitly."""
     doc = "\n\n".join((__doc__ or "").split("\n\n")[:3])
@@ -352,7 +372,17 @@ def train(run: Run, resumed_at: int | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``train.py`` with the command line ``argv``; the exit status."""
+    """Run ``train.py`` with the command line ``argv``; the exit status.
+
+    ``--algo ppo`` (the default) trains MaskablePPO as described above; ``--algo az`` runs
+    the search-guided trainer (``training/az``), whose flags ``--algo az --help`` lists.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    algo, argv = split_algo(argv)
+    if algo == "az":
+        from patchwork_env.training.az.cli import main as az_main
+
+        return az_main(argv)
     opts, given = parse_options(argv)
     try:
         run, resumed_at = start(opts, given)

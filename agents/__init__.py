@@ -10,6 +10,9 @@ spec                   agent
 ``ppo[:PATH]``         a policy file (``.pt``) or MaskablePPO ``.zip`` played deterministically
                        (default: the shipped model, :data:`agents.ppo.DEFAULT_MODEL`)
 ``ppo-sample[:PATH]``  the same, sampling its moves from the policy
+``az:PATH[:SIMS]``     an az network (:mod:`agents.az_net`) with batched Gumbel search, at
+                       most ``SIMS`` network evaluations per move (default 32)
+``az-policy:PATH``     the same network without search: its most likely legal move
 ``human``              a person at the terminal
 =====================  ====================================================================
 
@@ -28,7 +31,8 @@ from patchwork_env.opponents import AgentOpponent, Opponent, RandomOpponent
 from .base import Agent
 from .policy_agent import PolicyAgent
 
-SPEC_HELP = "random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], human"
+SPEC_HELP = ("random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
+             "az:PATH[:SIMS], az-policy:PATH, human")
 
 
 class AgentSpecError(ValueError):
@@ -62,6 +66,18 @@ def _ppo(sample: bool) -> Callable[[str | None, int | None], Agent]:
     return build
 
 
+def _az(arg: str | None, seed: int | None) -> Agent:
+    from .az import make_az
+
+    return make_az(arg, seed)
+
+
+def _az_policy(arg: str | None, seed: int | None) -> Agent:
+    from .az import make_az_policy
+
+    return make_az_policy(arg, seed)
+
+
 def _human(arg: str | None, seed: int | None) -> Agent:
     from .human import HumanAgent
 
@@ -75,6 +91,8 @@ _FACTORIES: dict[str, tuple[Callable[[str | None, int | None], Agent], bool]] = 
     "mcts": (_mcts, True),
     "ppo": (_ppo(sample=False), True),
     "ppo-sample": (_ppo(sample=True), True),
+    "az": (_az, True),
+    "az-policy": (_az_policy, True),
     "human": (_human, False),
 }
 AGENT_NAMES = tuple(_FACTORIES)

@@ -38,9 +38,11 @@ def package_files() -> dict[str, Path]:
                "patchwork_env.models": ROOT / "models"}
     modules = {}
     for package, folder in folders.items():
-        for path in sorted(folder.glob("*.py")):
-            name = package if path.stem == "__init__" else f"{package}.{path.stem}"
-            modules[name] = path
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join((package, *parts))] = path
     return modules
 
 

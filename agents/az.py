@@ -1,0 +1,129 @@
+"""The search-guided agents: an az network (:mod:`.az_net`) played with or without search.
+
+* ``az:PATH[:SIMS]``: the batched Gumbel search of :mod:`.az_search` with the network, at
+  most ``SIMS`` network evaluations per move (the root's and ``SIMS - 1`` simulations;
+  default :data:`DEFAULT_EVALUATIONS`). It plays without Gumbel noise, so its moves are
+  deterministic for a network and a position; a batch of games is searched together, all
+  their leaves evaluated in one network call per simulation.
+* ``az-policy:PATH``: the raw network, no search: its legal action of highest logit.
+
+No trained az network ships with the package yet, so ``PATH`` is required.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from patchwork_env import GameBatch
+from patchwork_env.observation import layout, observe
+
+from .az_net import AZNet, load_az_net, make_evaluator
+from .az_search import GumbelSearch
+from .base import Agent, check_rows
+
+DEFAULT_EVALUATIONS = 32
+"""Network evaluations per move of ``az:PATH``."""
+
+
+def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
+                 ) -> tuple[Path, int]:
+    """``"PATH"`` or ``"PATH:SIMS"`` as ``(path, evaluations per move)``; ``ValueError``
+    with a one-line reason for a missing path or a bad budget."""
+    usage = f"{name}:PATH" + ("[:SIMS]" if budget else "")
+    if not arg:
+        raise ValueError(f"{name} needs an az network file: {usage} (no trained az network "
+                         "ships with the package yet)")
+    path, evaluations = arg, DEFAULT_EVALUATIONS
+    head, sep, tail = arg.rpartition(":")
+    if budget and sep and tail.strip().isdigit():
+        path, evaluations = head, int(tail)
+    elif budget and arg.strip().isdigit():
+        raise ValueError(f"{name}:{arg} gives a budget but no network file: use {usage}")
+    if not path:
+        raise ValueError(f"{name} needs an az network file: {usage}")
+    if evaluations < 1:
+        raise ValueError(f"{name} needs at least 1 network evaluation per move, got "
+                         f"{evaluations}")
+    return Path(path), evaluations
+
+
+def _check_rules(net: AZNet, batch: GameBatch, spec: str) -> None:
+    size = layout(batch.rules).size
+    if size != net.obs_size:
+        raise ValueError(f"{spec} expects observations of {net.obs_size} values, the rules "
+                         f"{batch.rules} give {size}")
+
+
+class AZAgent(Agent):
+    """A network played through the batched Gumbel search (deterministic: no noise).
+
+    ``evaluations``: at most this many network evaluations per move (the root's and
+    ``evaluations - 1`` simulations). ``max_considered``, ``top_k``: as in
+    :class:`~.az_search.GumbelSearch`.
+    """
+
+    def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
+                 seed: int | None = None, max_considered: int = 16, top_k: int = 32,
+                 spec: str | None = None) -> None:
+        super().__init__(seed)
+        self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self.evaluations = int(evaluations)
+        self.max_considered, self.top_k = max_considered, top_k
+        self.spec = spec or f"az:{self.evaluations}"
+        self._evaluate = make_evaluator(self.net)
+        self._search: GumbelSearch | None = None
+        self.last_stats = None
+        """The :class:`~.az_search.SearchStats` of the latest call (for benchmarks)."""
+
+    def _searcher(self, n: int) -> GumbelSearch:
+        if self._search is None or self._search.n_games < n:
+            self._search = GumbelSearch(n, self.evaluations - 1, self.max_considered,
+                                        self.top_k, gumbel_scale=0.0)
+        return self._search
+
+    def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
+        rows = check_rows(batch, rows)
+        if len(rows) == 0:
+            return np.zeros(0, np.int64)
+        _check_rules(self.net, batch, self.spec)
+        result = self._searcher(len(rows)).run(batch.state[rows], batch.rules,
+                                               self._evaluate, self.rng)
+        self.last_stats = result.stats
+        return result.actions
+
+
+class AZPolicyAgent(Agent):
+    """A network played without search: its legal action of highest logit."""
+
+    def __init__(self, net: AZNet | str | Path, seed: int | None = None,
+                 spec: str | None = None) -> None:
+        super().__init__(seed)
+        self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self.spec = spec or "az-policy"
+
+    def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
+        rows = check_rows(batch, rows)
+        if len(rows) == 0:
+            return np.zeros(0, np.int64)
+        _check_rules(self.net, batch, self.spec)
+        sub = batch[rows]
+        obs = observe(sub.state, sub.rules)
+        masks = sub.legal_mask()
+        with torch.inference_mode():
+            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
+        return logits.argmax(dim=1).numpy().astype(np.int64)
+
+
+def make_az(arg: str | None, seed: int | None) -> Agent:
+    """The registry's ``az[:PATH][:SIMS]``."""
+    path, evaluations = parse_az_arg(arg)
+    return AZAgent(path, evaluations, seed, spec=f"az:{arg}")
+
+
+def make_az_policy(arg: str | None, seed: int | None) -> Agent:
+    """The registry's ``az-policy[:PATH]``."""
+    path, _ = parse_az_arg(arg, "az-policy", budget=False)
+    return AZPolicyAgent(path, seed, spec=f"az-policy:{arg}")

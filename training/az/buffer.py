@@ -1,0 +1,180 @@
+"""The replay buffer of search-guided training: compact samples in, minibatches out.
+
+A sample is stored compactly: the 240-byte state record, its sparse policy target (the
+legal actions and their probabilities) and the value target. The buffer holds the latest
+``capacity`` samples as a list of self-play batches (the oldest batch is dropped whole, or
+cut, when more arrive), so sparse targets of any length need no fixed-width padding.
+:meth:`ReplayBuffer.sample` draws a minibatch uniformly and recomputes what the network
+sees with the engine's compiled code: the observations (``observe``) and the legal masks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from patchwork_env import GameBatch
+from patchwork_env.kernels import STATE_DTYPE
+from patchwork_env.observation import observe
+from patchwork_env.rules import Rules, get_rules
+
+from .selfplay import SelfPlayBatch
+
+
+@dataclass
+class Chunk:
+    """Consecutive samples: states, CSR policy targets, value targets."""
+
+    states: np.ndarray
+    offsets: np.ndarray
+    actions: np.ndarray
+    probs: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def tail(self, n: int) -> Chunk:
+        """The last ``n`` samples."""
+        first = len(self) - n
+        lo = self.offsets[first]
+        return Chunk(self.states[first:].copy(), self.offsets[first:] - lo,
+                     self.actions[lo:].copy(), self.probs[lo:].copy(), self.values[first:].copy())
+
+
+@dataclass
+class TrainingBatch:
+    """A minibatch as the learner takes it (torch tensors, CPU)."""
+
+    observations: torch.Tensor
+    """``(B, obs_size) float32``."""
+    masks: torch.Tensor
+    """``(B, 2026) bool``: the legal actions."""
+    target_index: torch.Tensor
+    """``(B, L) int64``: each row's legal actions, padded with 0."""
+    target_probs: torch.Tensor
+    """``(B, L) float32``: their improved-policy probabilities, padded with 0."""
+    values: torch.Tensor
+    """``(B,) float32``: the results for the player to move."""
+
+
+class ReplayBuffer:
+    """The latest ``capacity`` samples of self-play under ``rules``."""
+
+    def __init__(self, capacity: int, rules: str | Rules = "default") -> None:
+        if capacity < 1:
+            raise ValueError(f"a replay buffer needs a capacity of at least 1, got {capacity}")
+        self.capacity = int(capacity)
+        self.rules = get_rules(rules)
+        self.chunks: list[Chunk] = []
+        self.added = 0
+        """Samples ever added (those dropped since included)."""
+
+    def __len__(self) -> int:
+        return sum(len(c) for c in self.chunks)
+
+    def add(self, batch: SelfPlayBatch) -> None:
+        """Append a self-play batch, dropping the oldest samples beyond the capacity."""
+        chunk = Chunk(batch.states.copy(), batch.target_offsets.astype(np.int64),
+                      batch.target_actions.astype(np.int16), batch.target_probs.astype(np.float32),
+                      batch.values.astype(np.float32))
+        self._append(chunk)
+        self.added += len(chunk)
+
+    def _append(self, chunk: Chunk) -> None:
+        if len(chunk) > self.capacity:
+            chunk = chunk.tail(self.capacity)
+        self.chunks.append(chunk)
+        excess = len(self) - self.capacity
+        while excess > 0:
+            oldest = self.chunks[0]
+            if len(oldest) <= excess:
+                self.chunks.pop(0)
+                excess -= len(oldest)
+            else:
+                self.chunks[0] = oldest.tail(len(oldest) - excess)
+                excess = 0
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> TrainingBatch:
+        """``batch_size`` samples drawn uniformly (with replacement) by ``rng``."""
+        total = len(self)
+        if total == 0:
+            raise ValueError("cannot sample from an empty replay buffer")
+        picks = np.sort(rng.integers(0, total, batch_size))
+        ends = np.cumsum([len(c) for c in self.chunks])
+        which = np.searchsorted(ends, picks, side="right")
+        states = np.empty(batch_size, STATE_DTYPE)
+        lengths = np.empty(batch_size, np.int64)
+        values = np.empty(batch_size, np.float32)
+        rows: list[tuple[Chunk, np.ndarray, np.ndarray]] = []
+        at = 0
+        for k in np.unique(which):
+            chunk = self.chunks[k]
+            local = picks[which == k] - (ends[k] - len(chunk))
+            sl = slice(at, at + len(local))
+            states[sl] = chunk.states[local]
+            lengths[sl] = chunk.offsets[local + 1] - chunk.offsets[local]
+            values[sl] = chunk.values[local]
+            rows.append((chunk, local, np.arange(sl.start, sl.stop)))
+            at += len(local)
+        width = int(lengths.max())
+        index = np.zeros((batch_size, width), np.int64)
+        probs = np.zeros((batch_size, width), np.float32)
+        for chunk, local, out_rows in rows:
+            starts = chunk.offsets[local]
+            n = chunk.offsets[local + 1] - starts
+            r = np.repeat(out_rows, n)
+            c = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+            src = np.repeat(starts, n) + c
+            index[r, c] = chunk.actions[src]
+            probs[r, c] = chunk.probs[src]
+        obs = observe(states, self.rules)
+        masks = GameBatch(states, self.rules).legal_mask()
+        return TrainingBatch(torch.from_numpy(obs), torch.from_numpy(masks),
+                             torch.from_numpy(index), torch.from_numpy(probs),
+                             torch.from_numpy(values))
+
+    # ----- checkpoints: tensors and plain data only -----------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The buffer as tensors and numbers (for a checkpoint)."""
+        merged = self._merged()
+        return {"capacity": self.capacity, "added": self.added,
+                "states": torch.from_numpy(merged.states.view(np.uint8).copy()),
+                "offsets": torch.from_numpy(merged.offsets),
+                "actions": torch.from_numpy(merged.actions),
+                "probs": torch.from_numpy(merged.probs),
+                "values": torch.from_numpy(merged.values)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved; ``ValueError`` if it is inconsistent."""
+        raw = state["states"].numpy()
+        if raw.dtype != np.uint8 or raw.size % STATE_DTYPE.itemsize:
+            raise ValueError("the buffer's states are not whole state records")
+        states = raw.view(STATE_DTYPE).copy()
+        offsets = state["offsets"].numpy().astype(np.int64)
+        actions = state["actions"].numpy().astype(np.int16)
+        probs = state["probs"].numpy().astype(np.float32)
+        values = state["values"].numpy().astype(np.float32)
+        if (len(offsets) != len(states) + 1 or len(values) != len(states)
+                or offsets[-1] != len(actions) or len(probs) != len(actions)):
+            raise ValueError("the buffer's arrays do not fit together")
+        self.capacity = int(state["capacity"])
+        self.added = int(state["added"])
+        self.chunks = [Chunk(states, offsets, actions, probs, values)] if len(states) else []
+
+    def _merged(self) -> Chunk:
+        if not self.chunks:
+            return Chunk(np.zeros(0, STATE_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int16),
+                         np.zeros(0, np.float32), np.zeros(0, np.float32))
+        offsets = [np.zeros(1, np.int64)]
+        base = 0
+        for c in self.chunks:
+            offsets.append(c.offsets[1:] + base)
+            base += int(c.offsets[-1])
+        return Chunk(np.concatenate([c.states for c in self.chunks]), np.concatenate(offsets),
+                     np.concatenate([c.actions for c in self.chunks]),
+                     np.concatenate([c.probs for c in self.chunks]),
+                     np.concatenate([c.values for c in self.chunks]))

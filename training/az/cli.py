@@ -1,0 +1,48 @@
+"""``train.py --algo az``: the command line of the search-guided trainer.
+
+Every field of :class:`~.trainer.AZOptions` is a flag (``--simulations 32``,
+``--games-per-iteration 256``, ...); errors are one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from patchwork_env.training.checkpoint import CheckpointError
+from patchwork_env.training.cli import dataclass_parser
+
+from .trainer import AZOptions, AZRunError, run_az
+
+DESCRIPTION = """\
+Search-guided self-play (AlphaZero with Gumbel search) on the batch engine: many games
+advance together, the leaves of all their searches are evaluated by the network in one
+batch, and the network learns the search's improved policy and the games' outcomes.
+
+    python train.py --algo az                        # into runs/az-seed0
+    python train.py --algo az --resume --run-dir runs/az-seed0 --iterations 40
+    python evaluate.py az:runs/az-seed0/net.pt greedy mcts:100
+
+Work in progress: the trainer runs, checkpoints and resumes, but its agents do not yet
+beat greedy; see the README's training section for what has been measured."""
+
+
+def main(argv: list[str]) -> int:
+    """Run the search-guided trainer with the command line ``argv``; the exit status."""
+    parser = dataclass_parser(AZOptions, "train.py --algo az", DESCRIPTION)
+    args = parser.parse_args(argv)
+    try:
+        opts = AZOptions(**vars(args))
+        row = run_az(opts)
+    except (AZRunError, CheckpointError, ValueError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ntrain.py: interrupted; continue from the last checkpoint with --resume",
+              file=sys.stderr)
+        return 130
+    if row:
+        print("last iteration: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+    return 0
+
+
+__all__ = ["DESCRIPTION", "main"]

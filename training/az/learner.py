@@ -1,0 +1,67 @@
+"""The learner of search-guided training: one gradient step on a minibatch.
+
+The loss is the AlphaZero one with the Gumbel search's target: the cross-entropy between
+the network's policy over the legal actions and the improved policy
+``softmax(logits + sigma(completed Q))`` of the search, plus ``value_weight`` times the
+squared error of the value against the game's result. The optimiser is Adam with
+decoupled weight decay (AdamW).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.nn import functional as F
+
+from patchwork_env.agents.az_net import AZNet
+
+from .buffer import TrainingBatch
+
+
+class Learner:
+    """A network and its optimiser."""
+
+    def __init__(self, net: AZNet, learning_rate: float = 1e-3, weight_decay: float = 1e-4,
+                 value_weight: float = 1.0, max_grad_norm: float = 5.0) -> None:
+        self.net = net
+        self.value_weight = value_weight
+        self.max_grad_norm = max_grad_norm
+        self.optimizer = torch.optim.AdamW(net.parameters(), lr=learning_rate,
+                                           weight_decay=weight_decay)
+        self.steps = 0
+
+    def losses(self, batch: TrainingBatch) -> dict[str, torch.Tensor]:
+        """``policy`` (cross-entropy to the targets), ``value`` (squared error), ``total``
+        and, for the record, ``target_entropy`` (the loss's floor)."""
+        logits, values = self.net(batch.observations, batch.masks)
+        log_p = F.log_softmax(logits, dim=1).gather(1, batch.target_index)
+        policy = -(batch.target_probs * log_p).sum(1).mean()
+        value = F.mse_loss(values, batch.values)
+        probs = batch.target_probs
+        entropy = -(probs * torch.log(probs.clamp_min(1e-12))).sum(1).mean()
+        return {"policy": policy, "value": value,
+                "total": policy + self.value_weight * value, "target_entropy": entropy}
+
+    def step(self, batch: TrainingBatch) -> dict[str, float]:
+        """One optimiser step; the losses before it, as floats."""
+        self.net.train()
+        loss = self.losses(batch)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss["total"].backward()
+        torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.max_grad_norm)
+        self.optimizer.step()
+        self.net.eval()
+        self.steps += 1
+        return {k: float(v.detach()) for k, v in loss.items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        """The network's and the optimiser's state and the step count."""
+        return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "steps": self.steps}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved."""
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.steps = int(state["steps"])

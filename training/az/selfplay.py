@@ -1,0 +1,191 @@
+"""Self-play with the batched Gumbel search: the worker that turns a network into samples.
+
+:class:`SelfPlayWorker` is a plain object with one method that does the work,
+``generate(weights, n_games, seed) -> SelfPlayBatch``, so it can run in the learner's
+process, in a separate process or as a remote actor alike: it is built from plain data
+(:class:`SearchSettings` and a network config) and takes plain data (a state dict).
+
+It keeps ``parallel_games`` games in flight in one :class:`~patchwork_env.GameBatch`;
+every move searches all unfinished games together (one network call per simulation for
+all of them), plays the search's actions (Gumbel noise at the root explores), and starts
+a new game in the place of each finished one until ``n_games`` have been played. Each
+position searched becomes a sample: its state record, the improved policy (sparse), the
+player to move and, once the game is over, the result for that player.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from patchwork_env import GameBatch
+from patchwork_env.agents.az_net import AZNet, build_az_net, make_evaluator
+from patchwork_env.agents.az_search import GumbelSearch
+from patchwork_env.agents.az_tree import outcome_values
+from patchwork_env.kernels import STATE_DTYPE
+from patchwork_env.rules import get_rules
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How self-play searches (see :class:`~patchwork_env.agents.az_search.GumbelSearch`)."""
+
+    simulations: int = 32
+    max_considered: int = 16
+    top_k: int = 32
+    gumbel_scale: float = 1.0
+    c_visit: float = 50.0
+    c_scale: float = 0.1
+    score_weight: float = 0.0
+    score_scale: float = 20.0
+    parallel_games: int = 256
+    """Games in flight at once: the batch every network call evaluates."""
+    rules: str = "default"
+    parallel: bool | None = False
+    """Run the search's loops over games multi-threaded (``None``: from 256 games when
+    numba has several threads; see ``GumbelSearch``)."""
+
+    def search(self) -> GumbelSearch:
+        """A search sized for ``parallel_games``."""
+        return GumbelSearch(self.parallel_games, self.simulations, self.max_considered,
+                            self.top_k, self.gumbel_scale, self.c_visit, self.c_scale,
+                            score_weight=self.score_weight, score_scale=self.score_scale,
+                            parallel=self.parallel)
+
+
+@dataclass
+class SelfPlayBatch:
+    """The samples of some finished games (one per position searched, forced moves too).
+
+    The policy targets are CSR rows as in :class:`~patchwork_env.agents.az_search.SearchResult`.
+    """
+
+    states: np.ndarray
+    """``(N,) STATE_DTYPE``: the position before the move."""
+    target_offsets: np.ndarray
+    target_actions: np.ndarray
+    target_probs: np.ndarray
+    values: np.ndarray
+    """``(N,) float32``: the game's result for the player to move (in [-1, 1])."""
+    root_values: np.ndarray
+    """``(N,) float32``: the search's value of the position (NaN for forced moves)."""
+    game_ids: np.ndarray
+    """``(N,) int64``: which of the batch's games each sample comes from."""
+    winners: np.ndarray
+    """``(games,) int64``: the winner of each game."""
+    games: int = 0
+    stats: dict[str, float] = field(default_factory=dict)
+    """``seconds``, ``tree_seconds``, ``network_seconds``, ``evaluations``,
+    ``simulations``, ``moves`` (positions played), ``mean_abs_score_diff``,
+    ``player0_wins`` (a fraction)."""
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+class SelfPlayWorker:
+    """Plays games against itself with the search and returns them as samples.
+
+    ``net_config``: the model-file config of the network (``AZNet.config()``);
+    ``threads``: torch threads for the network (``None``: leave torch's setting).
+    """
+
+    def __init__(self, net_config: dict[str, Any], settings: SearchSettings,
+                 threads: int | None = None) -> None:
+        self.settings = settings
+        self.rules = get_rules(settings.rules)
+        self.net: AZNet = build_az_net(net_config).eval()
+        self.threads = threads
+        self._search = settings.search()
+        self._evaluate = make_evaluator(self.net)
+
+    def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        """Play with these weights from now on (a state dict of the network)."""
+        self.net.load_state_dict(weights)
+        self.net.eval()
+
+    def generate(self, weights: dict[str, torch.Tensor] | None, n_games: int, seed: int
+                 ) -> SelfPlayBatch:
+        """Play ``n_games`` games (set up and searched from ``seed``) with ``weights``
+        (``None``: the weights already loaded)."""
+        if n_games < 1:
+            raise ValueError(f"generate needs at least one game, got {n_games}")
+        if weights is not None:
+            self.load_weights(weights)
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        start = time.perf_counter()
+        rng = np.random.default_rng(seed)
+        width = min(n_games, self.settings.parallel_games)
+        games = GameBatch.new(width, seed=int(rng.integers(2**63)), rules=self.rules)
+        game_of_row = np.arange(width)
+        started = width
+        outcome0 = np.zeros(n_games, np.float32)  # each game's result for player 0
+        final = np.zeros(n_games, STATE_DTYPE)
+        parts: list[tuple] = []
+        tree_s = net_s = 0.0
+        evaluations = moves = simulations = 0
+        live = np.ones(width, bool)
+        while live.any():
+            rows = np.flatnonzero(live)
+            states = games.state[rows]
+            result = self._search.run(states, self.rules, self._evaluate, rng)
+            tree_s += result.stats.tree_seconds
+            net_s += result.stats.network_seconds
+            evaluations += result.stats.evaluations
+            simulations += result.stats.simulations
+            moves += len(rows)
+            parts.append((states, result.target_offsets, result.target_actions,
+                          result.target_probs, result.root_values, game_of_row[rows]))
+            actions = np.full(width, -1, np.int64)
+            actions[rows] = result.actions
+            games.step(actions, check=False)
+            done = np.flatnonzero(live & games.done)
+            if len(done):
+                ids = game_of_row[done]
+                final[ids] = games.state[done]
+                new = min(len(done), n_games - started)
+                if new:
+                    games.reset(done[:new])
+                    game_of_row[done[:new]] = np.arange(started, started + new)
+                    started += new
+                live[done[new:]] = False
+        players = np.zeros(n_games, np.int64)
+        outcome_values(final, players, self.rules.bonus_points, self.settings.score_weight,
+                       self.settings.score_scale, outcome0)
+        finished = GameBatch(final, self.rules)
+        batch = _concatenate(parts, outcome0, finished.winners())
+        scores = finished.scores()
+        batch.games = n_games
+        batch.stats = {"seconds": time.perf_counter() - start, "tree_seconds": tree_s,
+                       "network_seconds": net_s, "evaluations": float(evaluations),
+                       "simulations": float(simulations), "moves": float(moves),
+                       "mean_abs_score_diff": float(np.abs(scores[:, 0] - scores[:, 1]).mean()),
+                       "player0_wins": float((outcome0 > 0).mean())}
+        return batch
+
+
+def _concatenate(parts: list[tuple], outcome0: np.ndarray, winners: np.ndarray
+                 ) -> SelfPlayBatch:
+    """One batch from the per-move results; values from the games' results."""
+    states = np.concatenate([p[0] for p in parts])
+    lengths = np.concatenate([np.diff(p[1]) for p in parts])
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    game_ids = np.concatenate([p[5] for p in parts])
+    sign = np.where(states["to_move"] == 0, 1.0, -1.0).astype(np.float32)
+    return SelfPlayBatch(states=states, target_offsets=offsets,
+                         target_actions=np.concatenate([p[2] for p in parts]),
+                         target_probs=np.concatenate([p[3] for p in parts]),
+                         values=outcome0[game_ids] * sign,
+                         root_values=np.concatenate([p[4] for p in parts]),
+                         game_ids=game_ids.astype(np.int64), winners=winners)
+
+
+def settings_dict(settings: SearchSettings) -> dict[str, Any]:
+    """The settings as plain data (for a checkpoint or another process)."""
+    return asdict(settings)
