@@ -115,7 +115,8 @@ class PatchworkVecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() needs step_async(actions) first")
         actions, self._actions = self._actions, None
-        obs, rewards, over, _, _ = self.vector_env.step(actions)
+        rewards, over, _ = self.vector_env.advance_checked(actions)  # checked in step_async
+        obs = self.duel.observe()
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if over.any():
             ended = self.duel.ended

@@ -152,18 +152,9 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
     # ----- step -------------------------------------------------------------------------
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        acts = check_actions(actions, self.num_envs)
+        rewards, over, illegal = self.advance(actions)
         duel = self.duel
         same_step = self.autoreset_mode == SAME_STEP
-        with duel.transaction():
-            restart = np.flatnonzero(self._restart)
-            if len(restart):  # next-step autoreset: these games start over, their move unused
-                duel.start(restart)
-                acts = acts.copy()
-                acts[restart] = -1
-            rewards, over, illegal = duel.step(acts, restart=same_step)
         infos = self._infos()
         if over.any():
             ended = duel.ended if same_step else None
@@ -186,9 +177,30 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
                 infos["_final_obs"] = over.copy()
                 infos["final_info"] = ending
                 infos["_final_info"] = over.copy()
-        self._restart = over.copy() if not same_step else self._restart
         no_truncation = np.zeros(self.num_envs, np.bool_)
         return duel.observe(), rewards, over, no_truncation, infos
+
+    def advance(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The games' part of :meth:`step`, without building the infos (the SB3 adapter
+        builds its own): ``(rewards, over, illegal)`` as :meth:`Duel.step` returns them."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        return self.advance_checked(check_actions(actions, self.num_envs))
+
+    def advance_checked(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`advance` for actions already checked (``(n,) int64`` in range)."""
+        duel = self.duel
+        with duel.transaction():
+            restart = np.flatnonzero(self._restart)
+            if len(restart):  # next-step autoreset: these games start over, their move unused
+                duel.start(restart)
+                acts = acts.copy()
+                acts[restart] = -1
+            same_step = self.autoreset_mode == SAME_STEP
+            rewards, over, illegal = duel.step(acts, restart=same_step)
+        if not same_step:
+            self._restart = over.copy()
+        return rewards, over, illegal
 
     def _infos(self) -> dict[str, Any]:
         n = self.num_envs
