@@ -60,6 +60,8 @@ class Duel:
         self._scores = np.zeros((len(batch), 2), np.int64)
         self._winners = np.full(len(batch), -1, np.int64)
         self._in_transaction = False
+        self._saved_state = np.empty_like(batch.state)
+        self._saved_seats = np.empty_like(self.seats)
         self.ended: Ended | None = None
         """How the games that the last restarting :meth:`step` restarted had ended."""
 
@@ -176,8 +178,8 @@ class _Transaction:
         if not self.outermost:
             return
         d._in_transaction = True
-        self.state = d.batch.state.copy()
-        self.seats = d.seats.copy()
+        np.copyto(d._saved_state, d.batch.state)  # buffers made once: no allocation per step
+        np.copyto(d._saved_seats, d.seats)
         self.rng_state = d.rng.bit_generator.state
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
@@ -186,8 +188,8 @@ class _Transaction:
         self.duel._in_transaction = False
         if kind is not None:
             d = self.duel
-            d.batch.state[:] = self.state
-            d.seats[:] = self.seats
+            np.copyto(d.batch.state, d._saved_state)
+            np.copyto(d.seats, d._saved_seats)
             d.rng.bit_generator.state = self.rng_state
             d._masks_stale = True
         return False
