@@ -10,6 +10,7 @@ before the step, and the error is raised.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -54,6 +55,7 @@ class Duel:
         self.score_scale = float(score_scale)
         self.illegal_reward = check_number(illegal_reward, "illegal_reward")
         self.seats = np.zeros(len(batch), np.int8)
+        self._rows = np.arange(len(batch))
         """The learner's seat in each game."""
         self._masks = np.zeros((len(batch), N_ACTIONS), np.bool_)
         self._masks_stale = True
@@ -126,7 +128,7 @@ class Duel:
         """
         with self.transaction():
             moving = actions >= 0  # -1: no move for the learner in that game
-            illegal = moving & ~self.masks[np.arange(len(self.batch)), np.maximum(actions, 0)]
+            illegal = moving & ~self.masks[self._rows, np.maximum(actions, 0)]
             self.batch.step(np.where(illegal, -1, actions), check=False)
             self.opponent.reply(self.batch, self.seats, self.rng)
             finished = self.batch.done
@@ -158,36 +160,30 @@ class Duel:
                         "winner": winner, "is_success": winner == seat})
         return out
 
-    def transaction(self) -> _Transaction:
-        """A block after whose failure every game, seat and generator is as before it."""
-        return _Transaction(self)
+    def transaction(self) -> _Transaction | contextlib.nullcontext:
+        """A block after whose failure every game, seat and generator is as before it
+        (inside another transaction, the outer one does the work)."""
+        return contextlib.nullcontext() if self._in_transaction else _Transaction(self)
 
 
 class _Transaction:
-    """Puts a duel's games, seats and generator back as they were if its block raises.
-
-    Transactions nest: only the outermost one saves and restores.
-    """
+    """Puts a duel's games, seats and generator back as they were if its block raises
+    (:meth:`Duel.transaction` opens one only where none is open)."""
 
     def __init__(self, duel: Duel) -> None:
         self.duel = duel
-        self.outermost = not duel._in_transaction
 
     def __enter__(self) -> None:
         d = self.duel
-        if not self.outermost:
-            return
         d._in_transaction = True
         np.copyto(d._saved_state, d.batch.state)  # buffers made once: no allocation per step
         np.copyto(d._saved_seats, d.seats)
         self.rng_state = d.rng.bit_generator.state
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
-        if not self.outermost:
-            return False
-        self.duel._in_transaction = False
+        d = self.duel
+        d._in_transaction = False
         if kind is not None:
-            d = self.duel
             np.copyto(d.batch.state, d._saved_state)
             np.copyto(d.seats, d._saved_seats)
             d.rng.bit_generator.state = self.rng_state

@@ -258,9 +258,12 @@ class GameBatch:
         """Play every unfinished game with uniformly random legal moves: to its end, or,
         with ``until`` (a seat per game, or one for all), until that seat is to move."""
         seed = _seed_from(self.rng if rng is None else rng)
-        stop = np.full(len(self), -1, np.int8)
-        if until is not None:
-            stop[:] = until
+        if isinstance(until, np.ndarray) and until.dtype == np.int8 and until.shape == (len(self),):
+            stop = until  # a seat per game already in the kernel's form
+        else:
+            stop = np.full(len(self), -1, np.int8)
+            if until is not None:
+                stop[:] = until
         _kernel("playout", len(self))(self._state, seed, stop, *self.tables.move_args)
 
     def scores(self) -> np.ndarray:
