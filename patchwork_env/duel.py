@@ -62,7 +62,9 @@ class Duel:
         self._scores = np.zeros((len(batch), 2), np.int64)
         self._winners = np.full(len(batch), -1, np.int64)
         self._in_transaction = False
-        self._saved_state = np.empty_like(batch.state)
+        # Bytes, not records: copying a structured array field by field is slow.
+        self._state_bytes = batch.state.view(np.uint8)
+        self._saved_state = np.empty_like(self._state_bytes)
         self._saved_seats = np.empty_like(self.seats)
         self.ended: Ended | None = None
         """How the games that the last restarting :meth:`step` restarted had ended."""
@@ -176,7 +178,7 @@ class _Transaction:
     def __enter__(self) -> None:
         d = self.duel
         d._in_transaction = True
-        np.copyto(d._saved_state, d.batch.state)  # buffers made once: no allocation per step
+        np.copyto(d._saved_state, d._state_bytes)  # buffers made once: no allocation per step
         np.copyto(d._saved_seats, d.seats)
         self.rng_state = d.rng.bit_generator.state
 
@@ -184,7 +186,7 @@ class _Transaction:
         d = self.duel
         d._in_transaction = False
         if kind is not None:
-            np.copyto(d.batch.state, d._saved_state)
+            np.copyto(d._state_bytes, d._saved_state)
             np.copyto(d.seats, d._saved_seats)
             d.rng.bit_generator.state = self.rng_state
             d._masks_stale = True
