@@ -19,7 +19,6 @@ such a file with a one-line error, as it is not a MaskablePPO policy.
 
 from __future__ import annotations
 
-import io
 import itertools
 import os
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from torch import nn
 
 from patchwork_env.actions import N_ACTIONS
 
-from .model_file import FORMAT, VERSION, ModelFileError, read_policy_file, weights_digest
+from .model_file import ModelFileError, read_policy_file, write_policy_file
 
 OBSERVATION_SIZE = 1189
 """The observation size under the default rules (the networks take any size)."""
@@ -128,19 +127,7 @@ def build_az_net(config: dict[str, Any]) -> AZNet:
 
 def save_az_net(net: AZNet, path: str | os.PathLike[str]) -> Path:
     """Write ``net`` (config and weights) to ``path`` as a policy file, atomically."""
-    path = Path(path)
-    state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
-    payload = {"format": FORMAT, "version": VERSION, "config": net.config(),
-               "state_dict": state, "sha256": weights_digest(state)}
-    buf = io.BytesIO()
-    torch.save(payload, buf)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(buf.getvalue())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
+    return write_policy_file(path, net.config(), net.state_dict())
 
 
 def load_az_net(path: str | os.PathLike[str]) -> AZNet:

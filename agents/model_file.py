@@ -170,9 +170,16 @@ def build_policy(config: dict[str, Any]) -> MaskableActorCriticPolicy:
 def save_policy(policy: MaskableActorCriticPolicy, path: str | os.PathLike[str]) -> Path:
     """Write ``policy`` (its network config and weights) to ``path`` as a policy file,
     atomically; ``ValueError`` for a policy whose network has no config."""
+    return write_policy_file(path, policy_config(policy), policy.state_dict())
+
+
+def write_policy_file(path: str | os.PathLike[str], config: dict[str, Any],
+                      state_dict: dict[str, Any]) -> Path:
+    """Write a policy file (format, version, the JSON-able ``config``, the weights and
+    their digest) to ``path`` atomically: a reader never sees half a file."""
     path = Path(path)
-    state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
-    payload = {"format": FORMAT, "version": VERSION, "config": policy_config(policy),
+    state = {k: v.detach().cpu().clone() for k, v in state_dict.items()}
+    payload = {"format": FORMAT, "version": VERSION, "config": config,
                "state_dict": state, "sha256": weights_digest(state)}
     buf = io.BytesIO()
     torch.save(payload, buf)
