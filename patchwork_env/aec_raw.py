@@ -203,9 +203,7 @@ class raw_env(AECEnv):
                 and self._game.rules == rules:
             self._game.batch.reset(rng=self._rng)  # draws as Game.new(seed) does
         else:
-            rand_circle, rand_first = random_setup(self._rng)
-            circle = rand_circle if circle is None else circle
-            first = rand_first if first is None else first
+            circle, first = random_setup(self._rng, circle, first)
             self._game = Game(GameBatch.from_setups([circle], [first], rules))
             self._observer = SingleGameObserver(rules)
         self.agents = list(AGENTS)

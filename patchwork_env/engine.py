@@ -61,10 +61,14 @@ def _kernel(name: str, n: int) -> Any:
     return pick(_KERNELS[name], n)
 
 
-def random_setup(rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """A random circle (patch 0 last) and first player drawn from ``rng``."""
+def random_setup(rng: np.random.Generator, circle: Any = None,
+                 first_player: int | None = None) -> tuple[np.ndarray, int]:
+    """A random circle (patch 0 last) and first player drawn from ``rng``, as
+    ``Game.new(seed)`` draws them; a ``circle`` or ``first_player`` given replaces its
+    drawn part (both are always drawn, so the generator moves on the same way)."""
     circles, first = random_setups(rng, 1)
-    return circles[0], int(first[0])
+    return (circles[0] if circle is None else check_circle(circle),
+            int(first[0]) if first_player is None else int(first_player))
 
 
 def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -24,7 +24,7 @@ from .render import render_text
 from .rules import Rules
 from .serialize import state_from_dict, state_to_dict
 from .tables import PLACEMENT_MASKS, words_to_cells
-from .validation import as_action, check_circle, check_seat, check_seed
+from .validation import as_action, check_seat, check_seed
 
 
 class Game:
@@ -44,11 +44,8 @@ class Game:
             rules: str | Rules = "default") -> Game:
         """A new game: random circle and first player from ``seed`` unless given."""
         seed = check_seed(seed)
-        rand_circle, rand_first = random_setup(np.random.default_rng(seed))
-        circle = rand_circle if circle is None else check_circle(circle)
         first_player = check_seat(first_player, "first_player", allow_none=True)
-        if first_player is None:
-            first_player = rand_first
+        circle, first_player = random_setup(np.random.default_rng(seed), circle, first_player)
         return cls(GameBatch.from_setups([circle], [first_player], rules, seed=seed))
 
     @classmethod

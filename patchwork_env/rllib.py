@@ -66,7 +66,7 @@ except ImportError as e:  # pragma: no cover - depends on the installation
 from .actions import N_ACTIONS
 from .engine import GameBatch, random_setup
 from .game import Game
-from .observation import layout, observe
+from .observation import SingleGameObserver, layout, observe
 from .rewards import check_reward, final_rewards
 from .rules import get_rules
 from .validation import check_action, check_number, check_options
@@ -122,6 +122,7 @@ class PatchworkMultiAgentEnv(MultiAgentEnv):
         """Illegal actions this env was given since it was made (each ended a game)."""
         self._rng = np.random.default_rng()
         self._game: Game | None = None
+        self._observer = SingleGameObserver(self.rules)
         self._over = True
 
     @property
@@ -140,11 +141,8 @@ class PatchworkMultiAgentEnv(MultiAgentEnv):
         options = check_options(options, RESET_OPTIONS)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        circle, first = random_setup(self._rng)  # as Game.new(seed) draws it
-        if options.get("circle") is not None:
-            circle = options["circle"]
-        if options.get("first_player") is not None:
-            first = options["first_player"]
+        circle, first = random_setup(self._rng, options.get("circle"),  # as Game.new(seed)
+                                     options.get("first_player"))
         self._game = Game(GameBatch.from_setups([circle], [first], self.rules))
         self._over = False
         mover = AGENTS[self._game.to_move]
@@ -152,11 +150,9 @@ class PatchworkMultiAgentEnv(MultiAgentEnv):
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         game = self._live()
-        mask = np.zeros(N_ACTIONS, np.int8)
-        if not self._over and game.to_move == seat:
-            mask[game.legal_actions()] = 1
-        return {"observations": observe(game.batch.state, game.rules, seat)[0],
-                "action_mask": mask}
+        obs, mask = self._observer(game.batch.state, seat,
+                                   not self._over and game.to_move == seat)
+        return {"observations": obs, "action_mask": mask}
 
     def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play the mover's action; the next mover's observation (both at the end)."""

@@ -141,10 +141,10 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
             circles, firsts = [], []
             for s, opt in zip(seeds, opts, strict=True):
                 circle, first = random_setup(np.random.default_rng(s) if s is not None
-                                             else self.duel.rng)
-                circles.append(opt["circle"] if opt.get("circle") is not None else circle)
-                firsts.append(opt["first_player"] if opt.get("first_player") is not None
-                              else first)
+                                             else self.duel.rng, opt.get("circle"),
+                                             opt.get("first_player"))
+                circles.append(circle)
+                firsts.append(first)
             self.duel.start(rows, np.array(circles), np.array(firsts))
         self._restart[:] = False
         self._started = True

@@ -21,7 +21,7 @@ import csv
 import dataclasses
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -137,9 +137,9 @@ class AZOptions:
 
     def search_settings(self) -> SearchSettings:
         """How self-play searches under these options."""
-        return SearchSettings(self.simulations, self.max_considered, self.top_k,
-                              self.gumbel_scale, self.c_visit, self.c_scale, self.score_weight,
-                              self.score_scale, self.parallel_games, self.rules)
+        # The search's settings are the options of the same names.
+        return SearchSettings(**{f.name: getattr(self, f.name) for f in fields(SearchSettings)
+                                 if hasattr(self, f.name)})
 
     def folder(self) -> Path:
         """The run folder."""
