@@ -6,6 +6,11 @@ Two bodies (``kind``):
 * ``"mlp"`` (the default): ``layers`` fully connected ReLU layers of ``hidden`` units over
   the 1189-value observation, a linear policy head and a ``tanh`` value head. Cheap on a
   CPU, which is what self-play with many evaluations per move needs.
+* ``"shaped"``: the same MLP trunk with a shape-aware placement head: from the trunk's
+  features, ``maps`` per-cell maps (and the player's own quilt and the board), mixed per
+  slot into a map of what covering a cell is worth and one of what touching it is worth;
+  a placement's logit sums them over the cells the patch would cover and touch
+  (:mod:`.stencils`). About as cheap as ``"mlp"``, and it learns placements far faster.
 * ``"stencil"``: the convolutional trunk and shape-aware placement head of
   :class:`.networks.StencilNet` (whose placement logits sum learned per-cell maps over the
   cells a patch would cover), with a ``tanh`` value head on its value features.
@@ -29,9 +34,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from patchwork_env.actions import N_ACTIONS
+from patchwork_env.actions import N_ACTIONS, N_CELLS, N_SLOTS
+from patchwork_env.observation import QUILTS_AT
+from patchwork_env.rules import BOARD_SIZE
 
 from .model_file import ModelFileError, read_policy_file, write_policy_file
+from .stencils import patch_keys, placement_sums, placement_tables, slot_patches
 
 OBSERVATION_SIZE = 1189
 """The observation size under the default rules (the networks take any size)."""
@@ -39,7 +47,7 @@ MASKED_LOGIT = -1e9
 """The logit of an illegal action when a mask is given (finite, so that a cross-entropy
 against a target of 0 there stays 0)."""
 NET_PREFIX = "az-"
-AZ_KINDS = ("mlp", "stencil")
+AZ_KINDS = ("mlp", "shaped", "stencil")
 
 
 class AZNet(nn.Module):
@@ -58,13 +66,14 @@ class AZNet(nn.Module):
             raise ValueError("an az network needs hidden >= 1 and layers >= 1")
         self.obs_size, self.kind, self.hidden, self.layers = obs_size, kind, hidden, layers
         self.channels, self.blocks, self.maps = channels, blocks, maps
-        if kind == "mlp":
+        if kind in ("mlp", "shaped"):
             widths = [obs_size] + [hidden] * layers
             body: list[nn.Module] = []
             for a, b in itertools.pairwise(widths):
                 body += [nn.Linear(a, b), nn.ReLU()]
             self.trunk = nn.Sequential(*body)
-            self.policy_head = nn.Linear(hidden, N_ACTIONS)
+            self.policy_head = (nn.Linear(hidden, N_ACTIONS) if kind == "mlp"
+                                else ShapedPolicyHead(hidden, maps))
             value_in = hidden
         else:
             from .networks import StencilNet  # needs sb3-contrib, so only when asked for
@@ -79,6 +88,8 @@ class AZNet(nn.Module):
         heads = [self.value_head[-1]]
         if self.kind == "mlp":
             heads.append(self.policy_head)
+        elif self.kind == "shaped":
+            heads += self.policy_head.small_init_layers()
         else:
             heads += self.trunk.small_init_layers()
         for layer in heads:
@@ -90,6 +101,8 @@ class AZNet(nn.Module):
         kwargs: dict[str, Any] = {"hidden": self.hidden}
         if self.kind == "mlp":
             kwargs["layers"] = self.layers
+        elif self.kind == "shaped":
+            kwargs.update(layers=self.layers, maps=self.maps)
         else:
             kwargs.update(channels=self.channels, blocks=self.blocks, maps=self.maps)
         return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
@@ -100,12 +113,45 @@ class AZNet(nn.Module):
         if self.kind == "mlp":
             h = self.trunk(obs)
             logits, value_features = self.policy_head(h), h
+        elif self.kind == "shaped":
+            h = self.trunk(obs)
+            logits, value_features = self.policy_head(h, obs), h
         else:
             logits, value_features = self.trunk(obs)
         value = torch.tanh(self.value_head(value_features)).squeeze(-1)
         if mask is not None:
             logits = logits.masked_fill(~mask, MASKED_LOGIT)
         return logits, value
+
+
+class ShapedPolicyHead(nn.Module):
+    """The ``shaped`` body's policy: placement logits as stencil sums of per-cell maps."""
+
+    def __init__(self, hidden: int, maps: int) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.as_tensor(placement_tables()), persistent=False)
+        self.register_buffer("patch_keys", patch_keys(), persistent=False)
+        self.n_maps = maps + 2  # and the player's own quilt and the board itself
+        self.maps = nn.Linear(hidden, maps * N_CELLS)
+        self.slot_weights = nn.Linear(hidden, 2 * N_SLOTS * self.n_maps)
+        self.slot_bias = nn.Linear(hidden, N_SLOTS)
+        self.advance = nn.Linear(hidden, 1)
+        self.leather = nn.Linear(hidden, N_CELLS)
+
+    def small_init_layers(self) -> list[nn.Module]:
+        """The layers that start near zero (a near-uniform policy)."""
+        return [self.slot_weights, self.slot_bias, self.advance, self.leather]
+
+    def forward(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        n = h.shape[0]
+        own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
+        learned = self.maps(h).view(n, -1, BOARD_SIZE, BOARD_SIZE)
+        maps = torch.cat([learned, own, torch.ones_like(own)], dim=1)  # (N, K, 9, 9)
+        weights = self.slot_weights(h).view(n, 2, N_SLOTS, self.n_maps)
+        cover, touch = torch.einsum("nwsk,nkc->nwsc", weights, maps.flatten(2)).unbind(1)
+        buys = (placement_sums(cover, touch, slot_patches(obs, self.patch_keys), self.table)
+                + self.slot_bias(h)[:, :, None])
+        return torch.cat([buys.flatten(1), self.advance(h), self.leather(h)], dim=1)
 
 
 def build_az_net(config: dict[str, Any]) -> AZNet:

@@ -24,7 +24,6 @@ net learns which patch sits in which slot and what it is worth.
 
 from __future__ import annotations
 
-import math
 from functools import partial
 from typing import Any
 
@@ -39,18 +38,15 @@ from sb3_contrib.common.maskable.distributions import (
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
-from torch.nn import functional as F
 
 from patchwork_env.actions import ADVANCE, N_ACTIONS, N_CELLS, N_ORIENTATIONS, N_SLOTS
 from patchwork_env.observation import (
-    CIRCLE_AT,
     PATCH_FEATURES,
     QUILTS_AT,
-    SHAPE_SIZE,
-    SLOT_FEATURES,
 )
-from patchwork_env.patches import N_PATCHES, PATCHES
 from patchwork_env.rules import BOARD_SIZE
+
+from .stencils import shape_tables, slot_stencils, stencil_sums
 
 N_PLANES = N_SLOTS * N_ORIENTATIONS + 1
 """A buy plane per slot and orientation, and one leather plane."""
@@ -183,36 +179,6 @@ class PatchworkNet(nn.Module):
         return self._critic(*self._trunk(obs))
 
 
-def _shape_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Every patch in every orientation as a stencil: ``(33, 8, 25)`` cells on a 5x5 grid
-    whose corner is the anchor, and ``(33, 8, 49)`` the cells touching it on a 7x7 grid
-    one cell up and left of the anchor."""
-    cells = np.zeros((N_PATCHES, N_ORIENTATIONS, SHAPE_SIZE, SHAPE_SIZE), np.float32)
-    for patch in PATCHES:
-        for o in range(N_ORIENTATIONS):
-            for r, c in patch.oriented(o):
-                cells[patch.id, o, r, c] = 1.0
-    grown = np.pad(cells, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    touching = np.zeros_like(grown)
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        touching = np.maximum(touching, np.roll(grown, (dr, dc), axis=(2, 3)))
-    touching *= 1.0 - grown
-    return (cells.reshape(N_PATCHES, N_ORIENTATIONS, -1),
-            touching.reshape(N_PATCHES, N_ORIENTATIONS, -1))
-
-
-def stencil_sums(maps: torch.Tensor, stencils: torch.Tensor, margin: int) -> torch.Tensor:
-    """``(N, S, O, 81)``: for each anchor, the sum of ``maps[n, s]`` (``(N, S, 9, 9)``)
-    over the cells of each stencil ``stencils[n, s, o]`` (``(N, S, O, k * k)``, a k x k grid
-    whose corner lies ``margin`` cells up and left of the anchor); cells off the board
-    count 0."""
-    n, slots = maps.shape[:2]
-    size = math.isqrt(stencils.shape[-1])
-    padded = F.pad(maps, (margin, size - 1 - margin, margin, size - 1 - margin))
-    windows = F.unfold(padded, size).view(n, slots, size * size, N_CELLS)
-    return torch.einsum("nsoc,nsca->nsoa", stencils, windows)
-
-
 class StencilNet(PatchworkNet):
     """:class:`PatchworkNet` whose placement logits see the patch's shape.
 
@@ -228,7 +194,7 @@ class StencilNet(PatchworkNet):
     def __init__(self, obs_size: int, channels: int = 32, blocks: int = 4,
                  hidden: int = 256, maps: int = 16) -> None:
         super().__init__(obs_size, channels, blocks, hidden)
-        cells, touching = _shape_tables()
+        cells, touching = shape_tables()
         self.register_buffer("cells", torch.as_tensor(cells), persistent=False)
         self.register_buffer("touching", torch.as_tensor(touching), persistent=False)
         self.register_buffer("patch_rows", torch.as_tensor(PATCH_FEATURES), persistent=False)
@@ -248,11 +214,7 @@ class StencilNet(PatchworkNet):
     def _stencils(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(N, N_SLOTS, 8, 25)`` and ``(N, N_SLOTS, 8, 49)``: the stencils of the patches
         in the slots (zero where a slot is empty)."""
-        rows = obs[:, CIRCLE_AT : CIRCLE_AT + N_SLOTS * SLOT_FEATURES].view(-1, N_SLOTS,
-                                                                            SLOT_FEATURES)
-        which = ((rows[:, :, None, :] - self.patch_rows).abs().sum(-1) < 1e-3).float()
-        cells = torch.einsum("nsp,pok->nsok", which, self.cells)
-        return cells, torch.einsum("nsp,pok->nsok", which, self.touching)
+        return slot_stencils(obs, self.patch_rows, self.cells, self.touching)
 
     def _actor(self, x: torch.Tensor, context: torch.Tensor, obs: torch.Tensor
                ) -> torch.Tensor:

@@ -32,9 +32,9 @@ from patchwork_env.agents.networks import (
     FastMaskableCategorical,
     PatchworkPolicy,
     StencilNet,
-    stencil_sums,
 )
 from patchwork_env.agents.policy_agent import PolicyAgent, policy_actions, policy_logits
+from patchwork_env.agents.stencils import stencil_sums
 from patchwork_env.observation import observe, observe_batch
 from patchwork_env.rules import BOARD_SIZE
 from patchwork_env.sb3 import PatchworkVecEnv

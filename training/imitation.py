@@ -23,6 +23,7 @@ from patchwork_env import GameBatch, agents
 from patchwork_env.engine import sample_legal
 from patchwork_env.observation import observe_batch
 from patchwork_env.rewards import final_rewards
+from patchwork_env.rules import Rules
 
 
 @dataclass
@@ -34,6 +35,10 @@ class Demonstrations:
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    states: np.ndarray
+    """The positions as state records (what a search-guided learner stores)."""
+    final_states: np.ndarray
+    """The state record at the end of each position's game."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -41,7 +46,8 @@ class Demonstrations:
 
 def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
                    score_scale: float, n_games: int = 256, explore: float = 0.1,
-                   progress: bool = False) -> Demonstrations:
+                   progress: bool = False, rules: str | Rules = "default"
+                   ) -> Demonstrations:
     """At least ``n_positions`` positions from finished games of ``teacher`` (an agent
     spec) against itself.
 
@@ -51,7 +57,7 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
     """
     rng = np.random.default_rng(seed)
     n_games = min(n_games, max(1, n_positions // 50))  # about 50 positions per game
-    batch = GameBatch.new(n_games, seed=seed)
+    batch = GameBatch.new(n_games, seed=seed, rules=rules)
     player = agents.make(teacher, seed=seed)
     # The bar counts the positions recorded, every turn of the batch; it stops one short of
     # the total while the last games are finished (those still unfinished are dropped).
@@ -59,16 +65,17 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
                desc=f"{teacher} plays")
     recorded = 0
     rows = np.arange(n_games)
-    obs, masks, actions, seats, games = [], [], [], [], []
+    obs, masks, actions, seats, games, states = [], [], [], [], [], []
     game_ids = rows.copy()
     next_id = n_games
-    outcome: dict[int, tuple[np.ndarray, int]] = {}
+    outcome: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
     plies = np.zeros(n_games, np.int64)
     finished_positions = 0
     while finished_positions < n_positions:
         mask = batch.legal_mask()
         chosen = player.act(batch, rows)
         obs.append(observe_batch(batch))
+        states.append(batch.state.copy())
         masks.append(mask)
         actions.append(chosen)
         seats.append(batch.to_move.astype(np.int64))
@@ -82,7 +89,8 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
         if len(over):
             scores, winners = batch.scores(), batch.winners()
             for row in over.tolist():
-                outcome[int(game_ids[row])] = (scores[row], int(winners[row]))
+                outcome[int(game_ids[row])] = (scores[row], int(winners[row]),
+                                               batch.state[row].copy())
             finished_positions += int(plies[over].sum())
             plies[over] = 0
             game_ids[over] = np.arange(next_id, next_id + len(over))
@@ -94,10 +102,12 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
     keep = np.array([g in outcome for g in ids.tolist()])  # drop unfinished games
     seat = np.concatenate(seats)[keep]
     finished = [outcome[g] for g in ids[keep].tolist()]
-    returns = final_rewards(np.array([s for s, _ in finished]),
-                            np.array([w for _, w in finished]), seat, reward, score_scale)
+    returns = final_rewards(np.array([f[0] for f in finished]),
+                            np.array([f[1] for f in finished]), seat, reward, score_scale)
+    final_states = np.array([f[2] for f in finished], dtype=batch.state.dtype)
     return Demonstrations(np.concatenate(obs)[keep], np.concatenate(masks)[keep],
-                          np.concatenate(actions)[keep], returns)
+                          np.concatenate(actions)[keep], returns, np.concatenate(states)[keep],
+                          final_states)
 
 
 def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: int,

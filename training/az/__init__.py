@@ -1,12 +1,16 @@
 """Search-guided self-play training (AlphaZero with Gumbel search) on the batch engine.
 
-The parts: :mod:`.selfplay` (the worker that plays games with the batched Gumbel search of
-``agents/az_search.py`` and returns samples), :mod:`.buffer` (the replay buffer of compact
-state records and sparse policy targets), :mod:`.learner` (the gradient step) and
-:mod:`.trainer` (the loop, its options and its checkpoints). ``train.py --algo az`` is
-meant to call :func:`run_az` with an :class:`AZOptions`.
+The parts: :mod:`.options` (:class:`AZOptions`, every ``train.py --algo az`` flag),
+:mod:`.selfplay` (the worker that plays games with the batched Gumbel search of
+``agents/az_search.py`` and returns samples), :mod:`.workers` (several such workers in
+processes), :mod:`.playout_values` (value targets from random playouts),
+:mod:`.warm_start` (imitation of a teacher before self-play), :mod:`.buffer` (the replay
+buffer of compact state records and sparse policy targets, with :mod:`.symmetry`'s
+augmentation), :mod:`.learner` (the gradient step), :mod:`.monitor` (metrics, TensorBoard,
+evaluations, the learning curve) and :mod:`.trainer` (the loop and its checkpoints).
 """
 
-from .trainer import AZOptions, AZRunError, run_az
+from .options import AZOptions, AZRunError
+from .trainer import run_az
 
 __all__ = ["AZOptions", "AZRunError", "run_az"]

@@ -6,6 +6,9 @@ legal actions and their probabilities) and the value target. The buffer holds th
 cut, when more arrive), so sparse targets of any length need no fixed-width padding.
 :meth:`ReplayBuffer.sample` draws a minibatch uniformly and recomputes what the network
 sees with the engine's compiled code: the observations (``observe``) and the legal masks.
+With ``augment=True`` each sample is first moved by one of the 8 quilt symmetries, drawn
+uniformly (:mod:`.symmetry`): its state and the actions of its policy target together, so
+the network sees one of 8 equivalent forms of the position with the same probabilities.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from patchwork_env.observation import observe
 from patchwork_env.rules import Rules, get_rules
 
 from .selfplay import SelfPlayBatch
+from .symmetry import SYMMETRIES, transform_actions, transform_states
 
 
 @dataclass
@@ -98,8 +102,11 @@ class ReplayBuffer:
                 self.chunks[0] = oldest.tail(len(oldest) - excess)
                 excess = 0
 
-    def sample(self, batch_size: int, rng: np.random.Generator) -> TrainingBatch:
-        """``batch_size`` samples drawn uniformly (with replacement) by ``rng``."""
+    def sample(self, batch_size: int, rng: np.random.Generator,
+               augment: bool = False) -> TrainingBatch:
+        """``batch_size`` samples drawn uniformly (with replacement) by ``rng``; with
+        ``augment``, each moved by a symmetry that ``rng`` draws next (the samples drawn
+        are the same either way)."""
         total = len(self)
         if total == 0:
             raise ValueError("cannot sample from an empty replay buffer")
@@ -131,6 +138,11 @@ class ReplayBuffer:
             src = np.repeat(starts, n) + c
             index[r, c] = chunk.actions[src]
             probs[r, c] = chunk.probs[src]
+        if augment:
+            symmetry = rng.integers(0, SYMMETRIES, batch_size)
+            r, c = np.nonzero(np.arange(width) < lengths[:, None])
+            index[r, c] = transform_actions(states, index[r, c], symmetry, r)
+            states = transform_states(states, symmetry)
         obs = observe(states, self.rules)
         masks = GameBatch(states, self.rules).legal_mask()
         return TrainingBatch(torch.from_numpy(obs), torch.from_numpy(masks),

@@ -11,7 +11,8 @@ import sys
 from patchwork_env.training.checkpoint import CheckpointError
 from patchwork_env.training.cli import dataclass_parser
 
-from .trainer import AZOptions, AZRunError, run_az
+from .options import AZOptions, AZRunError
+from .trainer import run_az
 
 DESCRIPTION = """\
 Search-guided self-play (AlphaZero with Gumbel search) on the batch engine: many games

@@ -10,6 +10,9 @@ atomically:
                     ``resume`` continues from (the same results as a run never stopped)
     net.pt          the current network as a model file (play it: ``az:RUN/net.pt``)
     metrics.csv     one row per iteration: losses, speed, the tree / network time split
+                    and, every ``eval_every`` iterations, the win rates of the network with
+                    and without search against the evaluation opponents (see
+                    :mod:`.monitor`, which also writes TensorBoard logs and the curve)
 
 A checkpoint that is damaged or was written for other options is refused with a one-line
 :class:`~patchwork_env.training.checkpoint.CheckpointError`.
@@ -17,133 +20,38 @@ A checkpoint that is damaged or was written for other options is refused with a 
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import math
+import sys
 import time
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 import torch
+from tqdm import tqdm
 
-from patchwork_env.agents.az_net import AZ_KINDS, AZNet, load_az_net, save_az_net
+from patchwork_env.agents.az_net import AZNet, load_az_net, save_az_net
 from patchwork_env.observation import layout
 from patchwork_env.rules import get_rules
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
 from .buffer import ReplayBuffer
 from .learner import Learner
-from .selfplay import SearchSettings, SelfPlayWorker
+from .monitor import Monitor, evaluate_net
+from .options import AZOptions, AZRunError
+from .playout_values import mixed_targets, playout_values
+from .selfplay import SelfPlayWorker
+from .warm_start import imitate, teacher_samples
+from .workers import WorkerPool
 
 CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"
-METRICS = "metrics.csv"
 KIND = "az"
-RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads")
+RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
+                     "eval_games", "eval_opponents", "eval_evaluations")
 """Options a resumed run may change; any other difference from the checkpoint is refused."""
-METRIC_FIELDS = ("iteration", "games", "samples", "buffer", "learner_steps", "policy_loss",
-                 "value_loss", "target_entropy", "selfplay_s", "learn_s", "positions_per_s",
-                 "evaluations_per_s", "tree_fraction", "player0_wins", "mean_abs_score_diff")
-
-
-class AZRunError(Exception):
-    """A run folder or option that cannot be used as asked (the message is one line)."""
-
-
-@dataclass
-class AZOptions:
-    """Everything a search-guided run depends on."""
-
-    iterations: int = 10
-    """Self-play + learning rounds to run (a resumed run continues up to this number)."""
-    games_per_iteration: int = 256
-    """Games of self-play per iteration."""
-    parallel_games: int = 256
-    """Games in flight at once: every network call evaluates one leaf of each."""
-    simulations: int = 32
-    """Simulations per move after the root's evaluation."""
-    max_considered: int = 16
-    """Root actions sampled by Gumbel-top-k for sequential halving."""
-    top_k: int = 32
-    """Legal actions kept (by prior) at inner nodes of the search."""
-    gumbel_scale: float = 1.0
-    """Scale of the root's Gumbel noise (0: no exploration)."""
-    c_visit: float = 50.0
-    """sigma(q) = (c_visit + max visits) * c_scale * q."""
-    c_scale: float = 0.1
-    """See c_visit."""
-    score_weight: float = 0.0
-    """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
-    score_scale: float = 20.0
-    """Score difference that counts as a full win in the shaped value."""
-    net: str = "mlp"
-    """Network body: mlp or stencil."""
-    hidden: int = 256
-    """Width of the network's hidden layers."""
-    layers: int = 2
-    """Hidden layers of the mlp body."""
-    init: str = ""
-    """An az network file to start from (default: fresh weights from the seed)."""
-    learning_rate: float = 1e-3
-    """Adam's learning rate."""
-    weight_decay: float = 1e-4
-    """Decoupled weight decay."""
-    value_weight: float = 1.0
-    """Weight of the value's squared error in the loss."""
-    batch_size: int = 256
-    """Samples per learner step."""
-    sample_reuse: float = 4.0
-    """Learner steps per iteration: enough for each new sample to be drawn this many times
-    on average."""
-    buffer_size: int = 100_000
-    """Samples the replay buffer keeps (the oldest are dropped)."""
-    seed: int = 0
-    """Seeds the network, the games, the search's noise and the minibatches."""
-    threads: int = 0
-    """CPU threads for torch and numba (0: leave their defaults)."""
-    rules: str = "default"
-    """Rule preset of the games."""
-    run_dir: str = ""
-    """Folder for the checkpoint, the network and the metrics (default: runs/az-seed<seed>)."""
-    resume: bool = False
-    """Continue the run in run_dir from its checkpoint."""
-    overwrite: bool = False
-    """Start afresh in a run_dir that holds another run."""
-
-    def check(self) -> None:
-        """:class:`AZRunError` naming the first option out of its range."""
-        positive = ("iterations", "games_per_iteration", "parallel_games", "max_considered",
-                    "top_k", "hidden", "layers", "batch_size", "buffer_size")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise AZRunError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "threads", "seed"):
-            if getattr(self, name) < 0:
-                raise AZRunError(f"{name} must not be negative, got {getattr(self, name)}")
-        for name in ("learning_rate", "sample_reuse", "score_scale", "c_scale"):
-            if not getattr(self, name) > 0:
-                raise AZRunError(f"{name} must be positive, got {getattr(self, name)}")
-        if not 0.0 <= self.score_weight <= 1.0:
-            raise AZRunError(f"score_weight must lie in [0, 1], got {self.score_weight}")
-        if self.net not in AZ_KINDS:
-            raise AZRunError(f"net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
-        try:
-            get_rules(self.rules)
-        except (KeyError, ValueError) as e:
-            raise AZRunError(f"rules: {e}") from None
-
-    def search_settings(self) -> SearchSettings:
-        """How self-play searches under these options."""
-        # The search's settings are the options of the same names.
-        return SearchSettings(**{f.name: getattr(self, f.name) for f in fields(SearchSettings)
-                                 if hasattr(self, f.name)})
-
-    def folder(self) -> Path:
-        """The run folder."""
-        return Path(self.run_dir or f"runs/az-seed{self.seed}")
 
 
 def _fresh_net(opts: AZOptions) -> AZNet:
@@ -173,10 +81,20 @@ class AZRun:
         self.dir = opts.folder()
         self.iteration = 0
         self.games = 0
+        self.train_s = 0.0
+        """Seconds of self-play and learning so far (evaluations excluded), over resumes."""
+        self.warm_started = False
         net = _fresh_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
-        self.worker = SelfPlayWorker(net.config(), opts.search_settings())
+        self.worker: SelfPlayWorker | WorkerPool = (
+            SelfPlayWorker(net.config(), opts.search_settings()) if opts.workers == 1
+            else WorkerPool(net.config(), opts.search_settings(), opts.workers))
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
+
+    def close(self) -> None:
+        """Stop the self-play processes, if any."""
+        if isinstance(self.worker, WorkerPool):
+            self.worker.close()
 
     # ----- checkpoints -----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -184,7 +102,8 @@ class AZRun:
         return {"kind": KIND, "options": dataclasses.asdict(self.opts),
                 "net_config": self.learner.net.config(), "learner": self.learner.state_dict(),
                 "buffer": self.buffer.state_dict(),
-                "counters": {"iteration": self.iteration, "games": self.games}}
+                "counters": {"iteration": self.iteration, "games": self.games,
+                             "train_s": self.train_s, "warm_started": self.warm_started}}
 
     def restore(self, saved: dict[str, Any], path: Path) -> None:
         """Continue from a checkpoint read from ``path``."""
@@ -196,6 +115,8 @@ class AZRun:
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])
             self.games = int(saved["counters"]["games"])
+            self.train_s = float(saved["counters"].get("train_s", 0.0))
+            self.warm_started = bool(saved["counters"].get("warm_started", False))
         except (KeyError, TypeError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"checkpoint {path} cannot be restored: "
                                   f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
@@ -206,29 +127,53 @@ class AZRun:
         save_checkpoint(self.dir / CHECKPOINT, self.state())
         save_az_net(self.learner.net, self.dir / NET_FILE)
 
+    def warm_start(self, progress: bool) -> dict[str, Any]:
+        """Imitate the teacher (once per run); the losses at the end."""
+        opts = self.opts
+        start = time.perf_counter()
+        samples = teacher_samples(opts.teacher, opts.teacher_positions, opts.seed,
+                                  self.buffer.rules, opts.score_weight, opts.score_scale,
+                                  opts.playout_weight_at(0), opts.playouts, progress)
+        result = imitate(self.learner, samples, self.buffer.rules, opts.teacher_epochs,
+                         opts.batch_size, opts.seed, opts.augment)
+        self.train_s += time.perf_counter() - start
+        self.warm_started = True
+        return result
+
     # ----- one iteration -----------------------------------------------------------------
     def iterate(self) -> dict[str, Any]:
         """Self-play, then learning; the iteration's metrics row."""
         opts = self.opts
         batch = self.worker.generate(self.learner.net.state_dict(), opts.games_per_iteration,
                                      seed=opts.seed * 1_000_003 + self.iteration)
+        start = time.perf_counter()
+        weight = opts.playout_weight_at(self.iteration)
+        if weight > 0:
+            estimates = playout_values(batch.states, self.buffer.rules, opts.playouts,
+                                       seed=opts.seed * 1_000_003 + self.iteration,
+                                       score_weight=opts.score_weight,
+                                       score_scale=opts.score_scale)
+            batch.values = mixed_targets(batch.values, estimates, weight)
+        playout_s = time.perf_counter() - start
         self.buffer.add(batch)
         self.games += batch.games
         start = time.perf_counter()
         rng = np.random.default_rng([opts.seed, self.iteration, 1])
         steps = max(1, math.ceil(opts.sample_reuse * len(batch) / opts.batch_size))
-        losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng))
+        losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng, opts.augment))
                   for _ in range(steps)]
         learn_s = time.perf_counter() - start
         self.iteration += 1
+        self.train_s += batch.stats["seconds"] + playout_s + learn_s
         st = batch.stats
         split = st["tree_seconds"] + st["network_seconds"]
         return {"iteration": self.iteration, "games": self.games, "samples": self.buffer.added,
                 "buffer": len(self.buffer), "learner_steps": self.learner.steps,
+                "train_s": self.train_s,
                 "policy_loss": float(np.mean([x["policy"] for x in losses])),
                 "value_loss": float(np.mean([x["value"] for x in losses])),
                 "target_entropy": float(np.mean([x["target_entropy"] for x in losses])),
-                "selfplay_s": st["seconds"], "learn_s": learn_s,
+                "selfplay_s": st["seconds"], "playout_s": playout_s, "learn_s": learn_s,
                 "positions_per_s": st["moves"] / st["seconds"],
                 "evaluations_per_s": st["evaluations"] / max(st["network_seconds"], 1e-9),
                 "tree_fraction": st["tree_seconds"] / split if split else 0.0,
@@ -252,18 +197,6 @@ def _claim(opts: AZOptions) -> Path:
     return folder
 
 
-def _metrics(path: Path, keep_up_to: int | None) -> None:
-    """Start ``metrics.csv``; a resumed run keeps the rows of the iterations it has."""
-    rows = []
-    if keep_up_to is not None and path.exists():
-        with open(path, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= keep_up_to]
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, METRIC_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, continue) a search-guided training run up to
     ``opts.iterations``; returns its last metrics row (``{}`` if nothing was left to do).
@@ -280,18 +213,50 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
         numba.set_num_threads(min(opts.threads, numba.config.NUMBA_NUM_THREADS))
     folder = _claim(opts)
     run = AZRun(opts)
-    if opts.resume:
-        run.restore(load_checkpoint(folder / CHECKPOINT), folder / CHECKPOINT)
-    _metrics(folder / METRICS, run.iteration if opts.resume else None)
+    try:
+        if opts.resume:
+            run.restore(load_checkpoint(folder / CHECKPOINT), folder / CHECKPOINT)
+        if opts.teacher and not run.warm_started:
+            result = run.warm_start(progress=log is not None)
+            run.save()
+            if log:
+                log(f"imitated {opts.teacher} on {opts.teacher_positions} positions "
+                    f"({result['steps']} steps): policy {result['policy']:.3f}, "
+                    f"value {result['value']:.3f}")
+        return _iterate(run, log)
+    finally:
+        run.close()
+
+
+def _iterate(run: AZRun, log: Any) -> dict[str, Any]:
+    """The iterations left, each saved, recorded and (when due) evaluated."""
+    opts = run.opts
+    monitor = Monitor(run.dir, opts.opponents(), opts.iterations, run.iteration, opts.resume,
+                      show_bar=log is not None)
     row: dict[str, Any] = {}
-    while run.iteration < opts.iterations:
-        row = run.iterate()
-        run.save()
-        with open(folder / METRICS, "a", newline="") as f:
-            csv.DictWriter(f, METRIC_FIELDS).writerow(
-                {k: f"{v:.4f}" if isinstance(v, float) else v for k, v in row.items()})
-        if log:
-            log(f"iteration {row['iteration']}: {row['games']} games, "
-                f"policy {row['policy_loss']:.3f}, value {row['value_loss']:.3f}, "
-                f"{row['positions_per_s']:.0f} positions/s, tree {row['tree_fraction']:.0%}")
+    try:
+        while run.iteration < opts.iterations:
+            row = run.iterate()
+            run.save()
+            last = run.iteration == opts.iterations
+            if opts.eval_every and (run.iteration % opts.eval_every == 0 or last):
+                row.update(evaluate_net(run.learner.net, opts.eval_evaluations,
+                                        opts.opponents(), opts.eval_games, rules=opts.rules))
+            monitor.record(row)
+            if log:
+                tqdm.write(describe(row, opts.opponents()), file=sys.stderr)
+    finally:
+        monitor.close()
     return row
+
+
+def describe(row: dict[str, Any], opponents: list[str]) -> str:
+    """One line about an iteration."""
+    text = (f"iteration {row['iteration']}: {row['games']} games, "
+            f"policy {row['policy_loss']:.3f}, value {row['value_loss']:.3f}, "
+            f"{row['positions_per_s']:.0f} positions/s, tree {row['tree_fraction']:.0%}")
+    for o in opponents:
+        if f"az_vs_{o}" in row:
+            text += (f"; vs {o}: search {row[f'az_vs_{o}']:.0%}, "
+                     f"raw policy {row[f'policy_vs_{o}']:.0%}")
+    return text

@@ -1,0 +1,163 @@
+"""The options of a search-guided run (:class:`AZOptions`) and their checks.
+
+Every field is a ``train.py --algo az`` flag of the same name (``--simulations 32``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from patchwork_env import agents
+from patchwork_env.agents.az_net import AZ_KINDS
+from patchwork_env.rules import get_rules
+
+from .selfplay import SearchSettings
+
+
+class AZRunError(Exception):
+    """A run folder or option that cannot be used as asked (the message is one line)."""
+
+
+@dataclass
+class AZOptions:
+    """Everything a search-guided run depends on."""
+
+    iterations: int = 10
+    """Self-play + learning rounds to run (a resumed run continues up to this number)."""
+    games_per_iteration: int = 256
+    """Games of self-play per iteration."""
+    parallel_games: int = 256
+    """Games in flight at once: every network call evaluates one leaf of each."""
+    simulations: int = 32
+    """Simulations per move after the root's evaluation."""
+    max_considered: int = 16
+    """Root actions sampled by Gumbel-top-k for sequential halving."""
+    top_k: int = 32
+    """Legal actions kept (by prior) at inner nodes of the search."""
+    gumbel_scale: float = 1.0
+    """Scale of the root's Gumbel noise (0: no exploration)."""
+    c_visit: float = 50.0
+    """sigma(q) = (c_visit + max visits) * c_scale * q."""
+    c_scale: float = 0.1
+    """See c_visit."""
+    score_weight: float = 0.0
+    """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
+    score_scale: float = 20.0
+    """Score difference that counts as a full win in the shaped value."""
+    playout_weight: float = 0.0
+    """Weight, in the first iteration, of the random-playout estimate in the value target
+    (the rest is the game's outcome); it falls linearly to 0 over playout_iterations."""
+    playout_iterations: int = 10
+    """Iterations over which the playout estimate's weight falls to 0."""
+    playouts: int = 8
+    """Random playouts per position for the playout estimate."""
+    net: str = "mlp"
+    """Network body: mlp or stencil."""
+    hidden: int = 256
+    """Width of the network's hidden layers."""
+    layers: int = 2
+    """Hidden layers of the mlp body."""
+    init: str = ""
+    """An az network file to start from (default: fresh weights from the seed)."""
+    teacher: str = ""
+    """An agent spec whose play the network imitates before self-play (e.g. greedy; empty:
+    none, start from a uniform prior); see training/az/warm_start.py."""
+    teacher_positions: int = 50_000
+    """Positions of the teacher's play to imitate."""
+    teacher_epochs: float = 4.0
+    """Passes over those positions."""
+    learning_rate: float = 1e-3
+    """Adam's learning rate."""
+    weight_decay: float = 1e-4
+    """Decoupled weight decay."""
+    value_weight: float = 1.0
+    """Weight of the value's squared error in the loss."""
+    batch_size: int = 256
+    """Samples per learner step."""
+    sample_reuse: float = 4.0
+    """Learner steps per iteration: enough for each new sample to be drawn this many times
+    on average."""
+    augment: bool = False
+    """Show the learner each sample under a random one of the quilt's 8 symmetries."""
+    buffer_size: int = 100_000
+    """Samples the replay buffer keeps (the oldest are dropped)."""
+    eval_every: int = 5
+    """Iterations between evaluations (0: none; the last iteration is always evaluated)."""
+    eval_games: int = 40
+    """Paired games per evaluation opponent."""
+    eval_opponents: str = "greedy"
+    """Comma-separated agent specs to evaluate against."""
+    eval_evaluations: int = 32
+    """Network evaluations per move of the searched agent in evaluations."""
+    seed: int = 0
+    """Seeds the network, the games, the search's noise and the minibatches."""
+    threads: int = 0
+    """CPU threads for torch and numba (0: leave their defaults)."""
+    workers: int = 1
+    """Self-play processes (each plays its share of the games with one torch thread; 1:
+    self-play in the learner's process). The samples depend on this number."""
+    rules: str = "default"
+    """Rule preset of the games."""
+    run_dir: str = ""
+    """Folder for the checkpoint, the network and the metrics (default: runs/az-seed<seed>)."""
+    resume: bool = False
+    """Continue the run in run_dir from its checkpoint."""
+    overwrite: bool = False
+    """Start afresh in a run_dir that holds another run."""
+
+    def check(self) -> None:
+        """:class:`AZRunError` naming the first option out of its range."""
+        positive = ("iterations", "games_per_iteration", "parallel_games", "max_considered",
+                    "top_k", "hidden", "layers", "batch_size", "buffer_size", "workers",
+                    "eval_evaluations", "teacher_positions")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise AZRunError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("simulations", "threads", "seed", "playout_iterations", "eval_every"):
+            if getattr(self, name) < 0:
+                raise AZRunError(f"{name} must not be negative, got {getattr(self, name)}")
+        for name in ("learning_rate", "sample_reuse", "score_scale", "c_scale",
+                     "teacher_epochs"):
+            if not getattr(self, name) > 0:
+                raise AZRunError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("score_weight", "playout_weight"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise AZRunError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
+        if self.playouts < 1:
+            raise AZRunError(f"playouts must be at least 1, got {self.playouts}")
+        if self.net not in AZ_KINDS:
+            raise AZRunError(f"net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
+        try:
+            get_rules(self.rules)
+        except (KeyError, ValueError) as e:
+            raise AZRunError(f"rules: {e}") from None
+        if self.eval_every and (self.eval_games < 2 or self.eval_games % 2):
+            raise AZRunError(f"eval_games must be even and at least 2, got {self.eval_games}")
+        if self.teacher and self.init:
+            raise AZRunError("give a teacher or an init network, not both")
+        for spec in self.opponents() + ([self.teacher] if self.teacher else []):
+            try:
+                agents.make(spec, seed=0)
+            except ValueError as e:
+                raise AZRunError(f"{spec}: {str(e).splitlines()[0]}") from None
+
+    def opponents(self) -> list[str]:
+        """The evaluation opponents' specs."""
+        return [s.strip() for s in self.eval_opponents.split(",") if s.strip()]
+
+    def search_settings(self) -> SearchSettings:
+        """How self-play searches under these options."""
+        # The search's settings are the options of the same names.
+        return SearchSettings(**{f.name: getattr(self, f.name) for f in fields(SearchSettings)
+                                 if hasattr(self, f.name)})
+
+    def playout_weight_at(self, iteration: int) -> float:
+        """The playout estimate's weight in the value targets of ``iteration`` (from 0)."""
+        if self.playout_iterations == 0:
+            return 0.0
+        return self.playout_weight * max(0.0, 1.0 - iteration / self.playout_iterations)
+
+    def folder(self) -> Path:
+        """The run folder."""
+        return Path(self.run_dir or f"runs/az-seed{self.seed}")

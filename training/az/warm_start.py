@@ -1,0 +1,63 @@
+"""A warm start for search-guided training: the network first imitates a teacher.
+
+A fresh network's prior is uniform over the ~2,000 actions, so the search's few
+simulations go to random placements and self-play learns slowly what any sensible player
+knows. As for PPO runs (:mod:`patchwork_env.training.imitation`), a teacher from the
+agent registry (``greedy`` by default in ``train.py``) plays games against itself; the
+network learns its moves (one-hot policy targets) and the positions' values (the games'
+outcomes, mixed with random-playout estimates as in the first iteration of self-play),
+through the same learner and minibatches as the search's samples.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from patchwork_env.agents.az_tree import outcome_values
+from patchwork_env.rules import Rules
+from patchwork_env.training.imitation import demonstrations
+
+from .buffer import ReplayBuffer
+from .learner import Learner
+from .playout_values import mixed_targets, playout_values
+from .selfplay import SelfPlayBatch
+
+
+def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
+                    score_weight: float, score_scale: float, playout_weight: float,
+                    playouts: int, progress: bool = False) -> SelfPlayBatch:
+    """At least ``positions`` positions of ``teacher``'s play as search-style samples."""
+    demos = demonstrations(teacher, positions, seed, reward="win", score_scale=1.0,
+                           progress=progress, rules=rules)
+    n = len(demos)
+    movers = demos.states["to_move"].astype(np.int64)
+    values = np.empty(n, np.float64)
+    outcome_values(demos.final_states, movers, rules.bonus_points, score_weight, score_scale,
+                   values)
+    values = values.astype(np.float32)
+    if playout_weight > 0:
+        estimates = playout_values(demos.states, rules, playouts, seed, score_weight,
+                                   score_scale)
+        values = mixed_targets(values, estimates, playout_weight)
+    return SelfPlayBatch(states=demos.states, target_offsets=np.arange(n + 1, dtype=np.int64),
+                         target_actions=demos.actions.astype(np.int64),
+                         target_probs=np.ones(n, np.float32), values=values,
+                         root_values=np.full(n, np.nan, np.float32),
+                         game_ids=np.zeros(n, np.int64), winners=np.zeros(0, np.int64),
+                         games=0)
+
+
+def imitate(learner: Learner, samples: SelfPlayBatch, rules: Rules, epochs: float,
+            batch_size: int, seed: int, augment: bool) -> dict[str, Any]:
+    """``epochs`` passes (in minibatch steps) of ``learner`` over ``samples``; the mean
+    losses of the last tenth of the steps."""
+    buffer = ReplayBuffer(len(samples), rules)
+    buffer.add(samples)
+    rng = np.random.default_rng([seed, 2])
+    steps = max(1, math.ceil(epochs * len(samples) / batch_size))
+    losses = [learner.step(buffer.sample(batch_size, rng, augment)) for _ in range(steps)]
+    tail = losses[-max(1, steps // 10):]
+    return {"steps": steps, **{k: float(np.mean([x[k] for x in tail])) for k in tail[0]}}
