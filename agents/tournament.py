@@ -2,7 +2,8 @@
 
 Every pairing plays the same setups: ``games / 2`` seeds drawn from the tournament seed,
 each played twice with the seats swapped (:func:`agents.arena.play_match`). The games are
-cut into tasks of :data:`TASK_SEEDS` seeds whose agents are seeded from the tournament
+cut into tasks of :data:`TASK_SEEDS` seeds (:data:`BATCHED_TASK_SEEDS` where an agent
+searches its games in one batch) whose agents are seeded from the tournament
 seed, the pairing and the task, so the results do not depend on how many processes run
 them or in which order (except for agents on a time budget, which search as far as their
 clock allows).
@@ -22,6 +23,16 @@ from .ratings import bootstrap_elo, fit_elo, wilson_interval
 
 TASK_SEEDS = 2
 """Setups per task (each played twice)."""
+BATCHED_TASK_SEEDS = 16
+"""Setups per task of a pairing with an agent that searches all its games in one batch
+(an ``az`` network: the larger its batch, the cheaper each position's evaluation)."""
+BATCHED_KINDS = ("az", "az-policy")
+
+
+def task_seeds(a: str, b: str) -> int:
+    """Setups per task of the pairing of the specs ``a`` and ``b``."""
+    batched = any(spec.split(":")[0] in BATCHED_KINDS for spec in (a, b))
+    return BATCHED_TASK_SEEDS if batched else TASK_SEEDS
 MAX_GAMES = 1_000_000
 """Most games per pairing a tournament or a training evaluation plays: every game's moves
 are kept in memory (and written to ``results.csv``)."""
@@ -69,9 +80,10 @@ def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str) -> list[
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     tasks = []
     for p, (i, j) in enumerate(pairs):
-        for start in range(0, len(seeds), TASK_SEEDS):
+        size = task_seeds(specs[i], specs[j])
+        for start in range(0, len(seeds), size):
             entropy = np.random.SeedSequence([seed, p, start]).generate_state(2)
-            chunk = tuple(seeds[start : start + TASK_SEEDS])
+            chunk = tuple(seeds[start : start + size])
             tasks.append(Task(len(tasks), p, specs[i], specs[j], chunk,
                               (int(entropy[0]), int(entropy[1])), rules))
     return tasks

@@ -292,7 +292,8 @@ def test_self_play_samples_and_the_buffer() -> None:
 def tiny_options(folder, **kw) -> AZOptions:
     base = dict(iterations=1, games_per_iteration=2, parallel_games=2, simulations=3,
                 max_considered=4, top_k=8, hidden=32, layers=1, batch_size=32,
-                sample_reuse=0.5, run_dir=str(folder), eval_every=0)
+                sample_reuse=0.5, run_dir=str(folder), eval_every=0, net="mlp", teacher="",
+                playout_weight=0.0, augment=False)
     return AZOptions(**{**base, **kw})
 
 
@@ -333,7 +334,8 @@ def test_train_py_runs_the_search_guided_trainer(tmp_path) -> None:
     run = tmp_path / "az"
     tiny = ["--algo", "az", "--iterations", "1", "--games-per-iteration", "2",
             "--parallel-games", "2", "--simulations", "2", "--max-considered", "2",
-            "--batch-size", "8", "--hidden", "16", "--eval-every", "0", "--run-dir", str(run)]
+            "--batch-size", "8", "--hidden", "16", "--eval-every", "0", "--net", "mlp",
+            "--teacher", "", "--run-dir", str(run)]
     done = subprocess.run([sys.executable, str(script), *tiny], capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -23,7 +23,7 @@ class AZRunError(Exception):
 class AZOptions:
     """Everything a search-guided run depends on."""
 
-    iterations: int = 10
+    iterations: int = 16
     """Self-play + learning rounds to run (a resumed run continues up to this number)."""
     games_per_iteration: int = 256
     """Games of self-play per iteration."""
@@ -41,26 +41,26 @@ class AZOptions:
     """sigma(q) = (c_visit + max visits) * c_scale * q."""
     c_scale: float = 0.1
     """See c_visit."""
-    score_weight: float = 0.0
+    score_weight: float = 0.5
     """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
     score_scale: float = 20.0
     """Score difference that counts as a full win in the shaped value."""
-    playout_weight: float = 0.0
+    playout_weight: float = 1.0
     """Weight, in the first iteration, of the random-playout estimate in the value target
     (the rest is the game's outcome); it falls linearly to 0 over playout_iterations."""
-    playout_iterations: int = 10
+    playout_iterations: int = 16
     """Iterations over which the playout estimate's weight falls to 0."""
     playouts: int = 8
     """Random playouts per position for the playout estimate."""
-    net: str = "mlp"
-    """Network body: mlp or stencil."""
+    net: str = "shaped"
+    """Network body: shaped (an MLP with a shape-aware placement head), mlp or stencil."""
     hidden: int = 256
     """Width of the network's hidden layers."""
     layers: int = 2
     """Hidden layers of the mlp body."""
     init: str = ""
     """An az network file to start from (default: fresh weights from the seed)."""
-    teacher: str = ""
+    teacher: str = "greedy"
     """An agent spec whose play the network imitates before self-play (e.g. greedy; empty:
     none, start from a uniform prior); see training/az/warm_start.py."""
     teacher_positions: int = 50_000
@@ -78,7 +78,7 @@ class AZOptions:
     sample_reuse: float = 4.0
     """Learner steps per iteration: enough for each new sample to be drawn this many times
     on average."""
-    augment: bool = False
+    augment: bool = True
     """Show the learner each sample under a random one of the quilt's 8 symmetries."""
     buffer_size: int = 100_000
     """Samples the replay buffer keeps (the oldest are dropped)."""

@@ -83,6 +83,8 @@ class AZRun:
         self.games = 0
         self.train_s = 0.0
         """Seconds of self-play and learning so far (evaluations excluded), over resumes."""
+        self.wall_s = 0.0
+        """Wall-clock seconds of the run so far, evaluations included, over resumes."""
         self.warm_started = False
         net = _fresh_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
@@ -103,7 +105,8 @@ class AZRun:
                 "net_config": self.learner.net.config(), "learner": self.learner.state_dict(),
                 "buffer": self.buffer.state_dict(),
                 "counters": {"iteration": self.iteration, "games": self.games,
-                             "train_s": self.train_s, "warm_started": self.warm_started}}
+                             "train_s": self.train_s, "wall_s": self.wall_s,
+                             "warm_started": self.warm_started}}
 
     def restore(self, saved: dict[str, Any], path: Path) -> None:
         """Continue from a checkpoint read from ``path``."""
@@ -117,6 +120,7 @@ class AZRun:
             self.games = int(saved["counters"]["games"])
             self.train_s = float(saved["counters"].get("train_s", 0.0))
             self.warm_started = bool(saved["counters"].get("warm_started", False))
+            self.wall_s = float(saved["counters"].get("wall_s", self.train_s))
         except (KeyError, TypeError, ValueError, RuntimeError) as e:
             raise CheckpointError(f"checkpoint {path} cannot be restored: "
                                   f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
@@ -137,6 +141,7 @@ class AZRun:
         result = imitate(self.learner, samples, self.buffer.rules, opts.teacher_epochs,
                          opts.batch_size, opts.seed, opts.augment)
         self.train_s += time.perf_counter() - start
+        self.wall_s += time.perf_counter() - start
         self.warm_started = True
         return result
 
@@ -236,12 +241,15 @@ def _iterate(run: AZRun, log: Any) -> dict[str, Any]:
     row: dict[str, Any] = {}
     try:
         while run.iteration < opts.iterations:
+            start = time.perf_counter()
             row = run.iterate()
-            run.save()
             last = run.iteration == opts.iterations
             if opts.eval_every and (run.iteration % opts.eval_every == 0 or last):
                 row.update(evaluate_net(run.learner.net, opts.eval_evaluations,
                                         opts.opponents(), opts.eval_games, rules=opts.rules))
+            run.wall_s += time.perf_counter() - start
+            row["wall_s"] = run.wall_s
+            run.save()
             monitor.record(row)
             if log:
                 tqdm.write(describe(row, opts.opponents()), file=sys.stderr)

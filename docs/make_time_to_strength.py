@@ -1,0 +1,99 @@
+"""Draw the time-to-strength picture: win rate against greedy over wall-clock time, of a
+search-guided (az) run and a PPO run trained from scratch on the same machine.
+
+    python docs/make_time_to_strength.py --az runs/az-seed0 --ppo runs/ppo-seed0
+    python docs/make_time_to_strength.py --az docs/time_to_strength_az.csv \\
+        --ppo docs/time_to_strength_ppo.csv          # redraw from the kept data
+
+Each source is a run folder (its ``metrics.csv`` is copied beside the picture as
+``docs/time_to_strength_{az,ppo}.csv``) or such a kept copy. The x axis is each run's own
+wall-clock from its start, its evaluations during training included (``wall_s`` in both
+files). For the az run it draws the search (``az:SIMS``) and the raw policy, against each
+opponent it was evaluated against; for PPO, its policy against greedy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+DOCS = Path(__file__).resolve().parent
+NAME = "time_to_strength"
+
+
+def _rows(source: Path, kind: str, into: Path) -> list[dict[str, str]]:
+    csv_path = source / "metrics.csv" if source.is_dir() else source
+    if not csv_path.is_file():
+        raise FileNotFoundError(f"no metrics.csv at {source}")
+    kept = into / f"{NAME}_{kind}.csv"
+    if csv_path.resolve() != kept.resolve():
+        shutil.copyfile(csv_path, kept)
+    with open(kept, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _series(rows: list[dict[str, str]], key: str) -> tuple[np.ndarray, ...]:
+    rows = [r for r in rows if r.get(key) and r.get("wall_s")]
+    minutes = np.array([float(r["wall_s"]) / 60 for r in rows])
+    rate, lo, hi = (np.array([float(r[key + s]) for r in rows]) for s in ("", "_lo", "_hi"))
+    return minutes, rate, lo, hi
+
+
+def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path) -> None:
+    """The picture, from the two runs' rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=120)
+    opponents = sorted({k[len("az_vs_"):] for k in az[0] if k.startswith("az_vs_")
+                        and not k.endswith(("_lo", "_hi"))}) if az else []
+    colours = {"greedy": "tab:red", "mcts:100": "tab:purple"}
+    for opponent in opponents:
+        colour = colours.get(opponent, "tab:green")
+        for who, style, label in (("az", "-", "az search"), ("policy", "--", "az raw policy")):
+            m, rate, lo, hi = _series(az, f"{who}_vs_{opponent}")
+            ax.plot(m, rate, style, color=colour, marker=".", label=f"{label} vs {opponent}")
+            ax.fill_between(m, lo, hi, color=colour, alpha=0.12)
+    m, rate, lo, hi = _series(ppo, "win_greedy")
+    ax.plot(m, rate, "-", color="tab:blue", marker=".", label="PPO vs greedy")
+    ax.fill_between(m, lo, hi, color="tab:blue", alpha=0.12)
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set(xlabel="wall-clock from the start of the run (minutes, evaluations included)",
+           ylabel="win rate (paired games, 95% CI)", ylim=(0, 1),
+           title="Time to strength on 2 CPU cores: search-guided self-play vs PPO")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Copy both runs' metrics beside the picture and draw it; the exit status."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--az", type=Path, required=True, help="an az run folder or its csv")
+    parser.add_argument("--ppo", type=Path, required=True, help="a PPO run folder or its csv")
+    parser.add_argument("--into", type=Path, default=DOCS,
+                        help="the folder for the picture and its data (default: docs/)")
+    args = parser.parse_args(argv)
+    try:
+        args.into.mkdir(parents=True, exist_ok=True)
+        az, ppo = _rows(args.az, "az", args.into), _rows(args.ppo, "ppo", args.into)
+    except (OSError, KeyError) as e:
+        print(f"make_time_to_strength.py: error: {e}", file=sys.stderr)
+        return 2
+    out = args.into / f"{NAME}.png"
+    draw(az, ppo, out)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
