@@ -61,17 +61,18 @@ class AZAgent(Agent):
     """A network played through the batched Gumbel search (deterministic: no noise).
 
     ``evaluations``: at most this many network evaluations per move (the root's and
-    ``evaluations - 1`` simulations). ``max_considered``, ``top_k``: as in
-    :class:`~.az_search.GumbelSearch`.
+    ``evaluations - 1`` simulations). ``max_considered``, ``top_k``, ``every_choice``: as
+    in :class:`~.az_search.GumbelSearch`.
     """
 
     def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
                  seed: int | None = None, max_considered: int = 16, top_k: int = 32,
-                 spec: str | None = None) -> None:
+                 spec: str | None = None, every_choice: bool = True) -> None:
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
         self.evaluations = int(evaluations)
         self.max_considered, self.top_k = max_considered, top_k
+        self.every_choice = every_choice
         self.spec = spec or f"az:{self.evaluations}"
         self._evaluate = make_evaluator(self.net)
         self._search: GumbelSearch | None = None
@@ -81,7 +82,8 @@ class AZAgent(Agent):
     def _searcher(self, n: int) -> GumbelSearch:
         if self._search is None or self._search.n_games < n:
             self._search = GumbelSearch(n, self.evaluations - 1, self.max_considered,
-                                        self.top_k, gumbel_scale=0.0)
+                                        self.top_k, gumbel_scale=0.0,
+                                        every_choice=self.every_choice)
         return self._search
 
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:

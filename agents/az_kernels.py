@@ -23,6 +23,7 @@ from .az_tree import (
     C_CHILD,
     C_PRIOR,
     C_SCORE,
+    CHOICE_LIFT,
     CHOSEN,
     DEPTH,
     E_ACTION,
@@ -45,6 +46,7 @@ from .az_tree import (
     VISITS,
     backup,
     interior_select,
+    lift_choice_bests,
     node_sigma_q,
     outcome_value,
     root_select,
@@ -79,9 +81,10 @@ def init_roots_kernel(tree, n, roots, active):
 
 
 @njit(cache=True)
-def start_halving(tree, n, active, draws, max_considered):
+def start_halving(tree, n, active, draws, max_considered, every_choice):
     """Give the root edges of each active game its share of the Gumbel ``draws`` (in game
-    order) and consider the ``max_considered`` of highest ``gumbel + logit``."""
+    order) and consider the ``max_considered`` of highest ``gumbel + logit`` (with
+    ``every_choice``, the best of every choice of the turn among them)."""
     e_logit, e_prior, counts = tree[E_LOGIT], tree[E_PRIOR], tree[EDGE_COUNT]
     k = 0
     for g in range(n):
@@ -94,7 +97,11 @@ def start_halving(tree, n, active, draws, max_considered):
             k += 1
         m = min(max_considered, count)
         chosen = tree[CHOSEN][g]
+        if every_choice and m < count:
+            lift_choice_bests(scores, tree[E_ACTION][g], count, CHOICE_LIFT)
         top_indices(scores, count, m, chosen, scores[count:], tree[H_SCRATCH][g])
+        if every_choice and m < count:
+            lift_choice_bests(scores, tree[E_ACTION][g], count, -CHOICE_LIFT)
         tree[N_CHOSEN][g] = m
         for i in range(m):
             tree[C_SCORE][g, i] = scores[chosen[i]]
@@ -179,6 +186,7 @@ def expand_kernel(tree, rows, logits, values, params):
                                                    tree[E_PRIOR], tree[E_CHILD])
     m = tree[VISITS].shape[1]
     top_k = np.int64(params[3])
+    every_choice = params[4] > 0.0
     for j in prange(rows.shape[0]):
         g = rows[j]
         node = tree[PATH][g, tree[DEPTH][g]]
@@ -194,6 +202,8 @@ def expand_kernel(tree, rows, logits, values, params):
             else:
                 for e in range(listed):
                     q[e] = logits[j, a_scratch[e]]
+                if every_choice:
+                    lift_choice_bests(q, a_scratch, listed, CHOICE_LIFT)
                 keep = a_scratch[N_ACTIONS:]
                 top_indices(q, listed, top_k, keep, q[listed:], tree[H_SCRATCH][g])
                 for e in range(top_k):

@@ -141,13 +141,17 @@ class GumbelSearch:
     about a millisecond of work, and when the cores are shared (with the network's own
     threads, or with other programs) the threads' hand-offs cost more than that; on 2
     busy cores the threaded loops ran 30 times slower than the serial ones.
+    ``every_choice``: the root's considered actions and an inner node's kept edges include
+    the best action of every choice of the turn (buying from each slot, advancing) before
+    any second-best one, so that one choice's many placements cannot crowd the others out
+    of a small budget.
     """
 
     def __init__(self, n_games: int, simulations: int = 32, max_considered: int = 16,
                  top_k: int = 32, gumbel_scale: float = 1.0, c_visit: float = 50.0,
                  c_scale: float = 0.1, rescale_values: bool = True,
                  score_weight: float = 0.0, score_scale: float = 20.0,
-                 parallel: bool | None = False) -> None:
+                 parallel: bool | None = False, every_choice: bool = True) -> None:
         if n_games < 1 or simulations < 0 or max_considered < 1 or top_k < 1:
             raise ValueError("GumbelSearch needs n_games >= 1, simulations >= 0, "
                              "max_considered >= 1 and top_k >= 1")
@@ -158,8 +162,9 @@ class GumbelSearch:
         self.max_considered = int(max_considered)
         self.top_k = int(top_k)
         self.gumbel_scale = float(gumbel_scale)
+        self.every_choice = bool(every_choice)
         self.params = (float(c_visit), float(c_scale), 1.0 if rescale_values else 0.0,
-                       float(top_k))
+                       float(top_k), 1.0 if every_choice else 0.0)
         self.shaping = (float(score_weight), float(score_scale))
         self.parallel = parallel
         self.table = np.array([considered_visits(k, self.simulations)
@@ -268,7 +273,7 @@ class GumbelSearch:
             total = int(counts[active].sum())
             draws = (rng.gumbel(size=total) * self.gumbel_scale if self.gumbel_scale
                      else np.zeros(total))
-            start_halving(tree, n, active, draws, self.max_considered)
+            start_halving(tree, n, active, draws, self.max_considered, self.every_choice)
             n_considered = np.minimum(counts, self.max_considered).astype(np.int64)
             stats.tree_seconds += time.perf_counter() - clock
             for sim in range(self.simulations):

@@ -20,7 +20,10 @@ player 0 and subtracts it from the others.
 The selection rules are those of Gumbel MuZero: :func:`root_select` (sequential halving
 over the Gumbel-top-k actions) and :func:`interior_select` (the deterministic
 ``argmax pi' - N / (1 + sum N)``), both on ``sigma(completed Q)``. ``params`` is the
-float tuple ``(c_visit, c_scale, rescale, top_k)``.
+float tuple ``(c_visit, c_scale, rescale, top_k, every_choice)``: with ``every_choice``
+(1.0), the root's considered actions and an inner node's kept edges include the best
+action (by prior, at the root by Gumbel + prior) of every choice of the turn (each slot,
+advancing) before second-best ones, as :func:`lift_choice_bests` arranges.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from patchwork_env.actions import ADVANCE, N_BUY_ACTIONS, SLOT_STRIDE
 from patchwork_env.kernels import score, winner
 
 NO_CHILD = 0
@@ -252,6 +256,48 @@ def kth_largest(keys, n, k):
         else:
             return keys[target]
     return keys[target]
+
+
+CHOICE_LIFT = 1024.0
+"""What :func:`lift_choice_bests` adds: more than any spread of logits and Gumbel draws."""
+
+
+@njit(cache=True, inline="always")
+def choice_of(action):
+    """The choice of a turn an action makes: 0..2 buy from that slot, 3 advance, 4 place a
+    leather patch."""
+    if action < N_BUY_ACTIONS:
+        return action // SLOT_STRIDE
+    return 3 if action == ADVANCE else 4
+
+
+@njit(cache=True)
+def lift_choice_bests(values, actions, n, lift):
+    """Add ``lift`` to the largest of ``values[:n]`` among the actions (``actions[:n]``) of
+    each choice of the turn, so that a top-k selection after it keeps the best action of
+    every choice (buying from each slot, advancing) before any second-best one; calling it
+    again with ``-lift`` undoes it (the lifted values are still their choices' largest)."""
+    b0 = b1 = b2 = b3 = b4 = -1
+    for i in range(n):
+        c = choice_of(actions[i])
+        x = values[i]
+        if c == 0:
+            if b0 < 0 or x > values[b0]:
+                b0 = i
+        elif c == 1:
+            if b1 < 0 or x > values[b1]:
+                b1 = i
+        elif c == 2:
+            if b2 < 0 or x > values[b2]:
+                b2 = i
+        elif c == 3:
+            if b3 < 0 or x > values[b3]:
+                b3 = i
+        elif b4 < 0 or x > values[b4]:
+            b4 = i
+    for b in (b0, b1, b2, b3, b4):
+        if b >= 0:
+            values[b] += lift
 
 
 BUCKETS = 64

@@ -1,13 +1,15 @@
 """Search-guided self-play throughput, and where its time goes.
 
     python benchmarks/training.py [--simulations N] [--batches 64 256] [--threads 1 2]
-                                  [--moves M | --complete-games] [--hidden H] [--seed S]
+                                  [--moves M | --complete-games] [--net shaped|mlp|stencil]
+                                  [--hidden H] [--seed S]
 
-For each thread count and number of games in flight, self-play with the MLP az network
-(fresh weights, ``N`` simulations per move) runs that many games at once, all searched
-together: ``M`` moves of every game from positions drawn from all stages of earlier games
-(a finished game is replaced by a new one), or with ``--complete-games`` that many
-complete games from their first move (the training worker itself). It prints:
+For each thread count and number of games in flight, self-play with an az network
+(``--net``: the trainer's default ``shaped`` body unless told; fresh weights, ``N``
+simulations per move) runs that many games at once, all searched together: ``M`` moves
+of every game from positions drawn from all stages of earlier games (a finished game is
+replaced by a new one), or with ``--complete-games`` that many complete games from their
+first move (the training worker itself). It prints:
 
 * positions/s: moves played per second of self-play (forced moves included);
 * simulations/s: simulations run per second of self-play;
@@ -35,7 +37,7 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
-from patchwork_env.agents.az_net import AZNet, make_evaluator
+from patchwork_env.agents.az_net import AZ_KINDS, AZNet, make_evaluator
 from patchwork_env.agents.az_search import GumbelSearch
 from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
 
@@ -112,15 +114,17 @@ def main() -> None:
     parser.add_argument("--threaded-tree", action="store_true",
                         help="run the search's loops over games on the numba threads too")
     parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--net", choices=AZ_KINDS, default="shaped",
+                        help="the network body (default: shaped, the trainer's default)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
-    net = AZNet(hidden=args.hidden).eval()
+    net = AZNet(kind=args.net, hidden=args.hidden).eval()
     pools = {n: positions(n, args.seed) for n in args.batches}
     how = "complete games" if args.complete_games else f"{args.moves} moves of every game"
     tree = "threaded" if args.threaded_tree else "serial"
-    print(f"self-play, MLP 1189-{args.hidden}-{args.hidden}, {args.simulations} simulations "
-          f"per move, {how}, {tree} tree operations")
+    print(f"self-play, {args.net} network (MLP 1189-{args.hidden}-{args.hidden} trunk), "
+          f"{args.simulations} simulations per move, {how}, {tree} tree operations")
     print("| threads | games in flight | positions/s | simulations/s | net evals/s | tree % "
           "| net % | other % |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")

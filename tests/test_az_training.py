@@ -208,3 +208,23 @@ def test_the_worker_pool_merges_reproducible_batches() -> None:
     alone = merge([worker.generate(net.state_dict(), 2, seed=1),
                    worker.generate(net.state_dict(), 1, seed=2)])
     assert alone.games == 3 and set(alone.game_ids.tolist()) == {0, 1, 2}
+
+
+def test_every_choice_keeps_the_best_action_of_each_choice_in_a_top_k() -> None:
+    from patchwork_env.agents.az_tree import CHOICE_LIFT, lift_choice_bests, top_indices
+
+    # ten placements from slot 0 score highest; then slot 1, slot 2, advance, leather
+    actions = np.array([k for k in range(10)] + [SLOT_STRIDE + 3, SLOT_STRIDE + 5,
+                        2 * SLOT_STRIDE + 7, ADVANCE, ADVANCE + 1 + 40], np.int64)
+    values = np.array([9.0 - 0.1 * k for k in range(10)] + [1.0, 2.0, 0.5, -1.0, -2.0])
+    original = values.copy()
+    keep = np.zeros(5, np.int64)
+    scratch, hist = np.zeros(64), np.zeros(64, np.int64)
+    top_indices(values.copy(), len(values), 5, keep, scratch, hist)
+    assert set(actions[keep].tolist()) == set(range(5))  # slot 0 crowds out the rest
+    lift_choice_bests(values, actions, len(values), CHOICE_LIFT)
+    top_indices(values, len(values), 5, keep, scratch, hist)
+    assert set(actions[keep].tolist()) == {0, SLOT_STRIDE + 5, 2 * SLOT_STRIDE + 7, ADVANCE,
+                                           ADVANCE + 41}
+    lift_choice_bests(values, actions, len(values), -CHOICE_LIFT)
+    np.testing.assert_allclose(values, original)

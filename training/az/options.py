@@ -41,6 +41,9 @@ class AZOptions:
     """sigma(q) = (c_visit + max visits) * c_scale * q."""
     c_scale: float = 0.1
     """See c_visit."""
+    every_choice: bool = True
+    """The search considers the best action of every choice of the turn (each slot,
+    advancing) before second-best ones."""
     score_weight: float = 0.5
     """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
     score_scale: float = 20.0

@@ -48,13 +48,15 @@ class SearchSettings:
     parallel: bool | None = False
     """Run the search's loops over games multi-threaded (``None``: from 256 games when
     numba has several threads; see ``GumbelSearch``)."""
+    every_choice: bool = True
+    """Consider the best action of every choice of the turn (see ``GumbelSearch``)."""
 
     def search(self) -> GumbelSearch:
         """A search sized for ``parallel_games``."""
         return GumbelSearch(self.parallel_games, self.simulations, self.max_considered,
                             self.top_k, self.gumbel_scale, self.c_visit, self.c_scale,
                             score_weight=self.score_weight, score_scale=self.score_scale,
-                            parallel=self.parallel)
+                            parallel=self.parallel, every_choice=self.every_choice)
 
 
 @dataclass
