@@ -60,7 +60,6 @@ from patchwork_env.agents.cli import (
     make_folder,
     specs_help,
 )
-from patchwork_env.agents.ppo import DEFAULT_MODEL
 from patchwork_env.agents.report import (
     pairings_table,
     plot_elo,
@@ -69,6 +68,7 @@ from patchwork_env.agents.report import (
     write_csv,
     write_json,
 )
+from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
 from patchwork_env.agents.tournament import MAX_GAMES, elo_table, round_robin
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
@@ -80,8 +80,10 @@ OUTPUTS = ("results.json", "results.csv", "elo.png", "scores.png")
 
 
 def default_agents() -> list[str]:
-    """The default tournament: :data:`DEFAULT_AGENTS`, plus ``ppo`` if its model exists."""
-    return [*DEFAULT_AGENTS, *(["ppo"] if DEFAULT_MODEL.exists() else [])]
+    """The default tournament: :data:`DEFAULT_AGENTS`, plus ``ppo`` and ``az`` where their
+    shipped models exist."""
+    return [*DEFAULT_AGENTS, *(["ppo"] if PPO_MODEL.exists() else []),
+            *(["az"] if AZ_MODEL.exists() else [])]
 
 
 def available_cores() -> int:
@@ -116,7 +118,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, listed below (default: " + " ".join(DEFAULT_AGENTS)
-                        + ", and ppo when the shipped model is installed)")
+                        + ", and ppo and az when their shipped models are installed)")
     parser.add_argument("--games", type=int, metavar="N", default=DEFAULT_GAMES,
                         help=f"games per pairing, even, at most {MAX_GAMES:,} "
                         f"(default: {DEFAULT_GAMES})")

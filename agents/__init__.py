@@ -10,9 +10,10 @@ spec                   agent
 ``ppo[:PATH]``         a policy file (``.pt``) or MaskablePPO ``.zip`` played deterministically
                        (default: the shipped model, :data:`agents.ppo.DEFAULT_MODEL`)
 ``ppo-sample[:PATH]``  the same, sampling its moves from the policy
-``az:PATH[:SIMS]``     an az network (:mod:`agents.az_net`) with batched Gumbel search, at
-                       most ``SIMS`` network evaluations per move (default 32)
-``az-policy:PATH``     the same network without search: its most likely legal move
+``az[:PATH][:SIMS]``   an az network (:mod:`agents.az_net`) with batched Gumbel search, at
+                       most ``SIMS`` network evaluations per move (default 32; default
+                       network: the shipped one, :data:`agents.az.DEFAULT_MODEL`)
+``az-policy[:PATH]``   the same network without search: its most likely legal move
 ``human``              a person at the terminal
 =====================  ====================================================================
 
@@ -32,7 +33,7 @@ from .base import Agent
 from .policy_agent import PolicyAgent
 
 SPEC_HELP = ("random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
-             "az:PATH[:SIMS], az-policy:PATH, human")
+             "az[:PATH][:SIMS], az-policy[:PATH], human")
 
 
 class AgentSpecError(ValueError):

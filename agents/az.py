@@ -1,13 +1,14 @@
 """The search-guided agents: an az network (:mod:`.az_net`) played with or without search.
 
-* ``az:PATH[:SIMS]``: the batched Gumbel search of :mod:`.az_search` with the network, at
+* ``az[:PATH][:SIMS]``: the batched Gumbel search of :mod:`.az_search` with the network, at
   most ``SIMS`` network evaluations per move (the root's and ``SIMS - 1`` simulations;
   default :data:`DEFAULT_EVALUATIONS`). It plays without Gumbel noise, so its moves are
   deterministic for a network and a position; a batch of games is searched together, all
   their leaves evaluated in one network call per simulation.
-* ``az-policy:PATH``: the raw network, no search: its legal action of highest logit.
+* ``az-policy[:PATH]``: the raw network, no search: its legal action of highest logit.
 
-No trained az network ships with the package yet, so ``PATH`` is required.
+Without ``PATH`` both play the network shipped with the package, :data:`DEFAULT_MODEL`
+(``models/az.pt``; ``az:64`` is that network with 64 evaluations per move).
 """
 
 from __future__ import annotations
@@ -23,30 +24,33 @@ from patchwork_env.observation import layout, observe
 from .az_net import AZNet, load_az_net, make_evaluator
 from .az_search import GumbelSearch
 from .base import Agent, check_rows
+from .shipped import AZ_MODEL
 
 DEFAULT_EVALUATIONS = 32
 """Network evaluations per move of ``az:PATH``."""
+DEFAULT_MODEL = AZ_MODEL
+"""The shipped network that ``az`` and ``az-policy`` with no path play."""
 
 
 def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
                  ) -> tuple[Path, int]:
-    """``"PATH"`` or ``"PATH:SIMS"`` as ``(path, evaluations per move)``; ``ValueError``
-    with a one-line reason for a missing path or a bad budget."""
-    usage = f"{name}:PATH" + ("[:SIMS]" if budget else "")
-    if not arg:
-        raise ValueError(f"{name} needs an az network file: {usage} (no trained az network "
-                         "ships with the package yet)")
-    path, evaluations = arg, DEFAULT_EVALUATIONS
-    head, sep, tail = arg.rpartition(":")
+    """``None``, ``"SIMS"``, ``"PATH"`` or ``"PATH:SIMS"`` as ``(path, evaluations per
+    move)`` (no path: :data:`DEFAULT_MODEL`); ``ValueError`` with a one-line reason for a
+    bad budget, ``FileNotFoundError`` if there is no network file."""
+    path, evaluations = arg or "", DEFAULT_EVALUATIONS
+    head, sep, tail = path.rpartition(":")
     if budget and sep and tail.strip().isdigit():
         path, evaluations = head, int(tail)
-    elif budget and arg.strip().isdigit():
-        raise ValueError(f"{name}:{arg} gives a budget but no network file: use {usage}")
-    if not path:
-        raise ValueError(f"{name} needs an az network file: {usage}")
+    elif budget and path.strip().isdigit():
+        path, evaluations = "", int(path)
     if evaluations < 1:
         raise ValueError(f"{name} needs at least 1 network evaluation per move, got "
                          f"{evaluations}")
+    if not path:
+        if not DEFAULT_MODEL.is_file():
+            raise FileNotFoundError(f"no model file at {DEFAULT_MODEL} (no az network has "
+                                    f"been shipped with this install: pass {name}:PATH)")
+        return DEFAULT_MODEL, evaluations
     return Path(path), evaluations
 
 
@@ -122,10 +126,10 @@ class AZPolicyAgent(Agent):
 def make_az(arg: str | None, seed: int | None) -> Agent:
     """The registry's ``az[:PATH][:SIMS]``."""
     path, evaluations = parse_az_arg(arg)
-    return AZAgent(path, evaluations, seed, spec=f"az:{arg}")
+    return AZAgent(path, evaluations, seed, spec="az" if arg is None else f"az:{arg}")
 
 
 def make_az_policy(arg: str | None, seed: int | None) -> Agent:
     """The registry's ``az-policy[:PATH]``."""
     path, _ = parse_az_arg(arg, "az-policy", budget=False)
-    return AZPolicyAgent(path, seed, spec=f"az-policy:{arg}")
+    return AZPolicyAgent(path, seed, spec="az-policy" if arg is None else f"az-policy:{arg}")

@@ -26,6 +26,9 @@ AGENT_SPECS = (
     ("mcts[:N|:Ss]", "tree search: N simulations per move (default 400) or S seconds"),
     ("ppo[:PATH]", "a trained policy (.pt or .zip; default: the shipped one)"),
     ("ppo-sample[:PATH]", "the same, sampling its moves instead of the likeliest"),
+    ("az[:PATH][:SIMS]", "a search-guided network with at most SIMS network evaluations per "
+                         "move (default 32; default network: the shipped one)"),
+    ("az-policy[:PATH]", "the same network without search: its most likely move"),
 )
 """The agent specs a command line accepts (``human`` plays only in ``patchwork-play``)."""
 

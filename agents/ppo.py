@@ -8,7 +8,6 @@ own seeded generator (``ppo-sample``), through :class:`~.policy_agent.PolicyAgen
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,11 +15,12 @@ from patchwork_env.observation import layout
 from patchwork_env.rules import get_rules
 
 from .policy_agent import PolicyAgent
+from .shipped import PPO_MODEL
 
 if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-DEFAULT_MODEL = Path(str(resources.files("patchwork_env.models") / "ppo.pt"))
+DEFAULT_MODEL = PPO_MODEL
 """The shipped model that ``ppo`` with no path plays (package data of
 ``patchwork_env.models``)."""
 

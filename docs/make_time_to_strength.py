@@ -6,10 +6,12 @@ search-guided (az) run and a PPO run trained from scratch on the same machine.
         --ppo docs/time_to_strength_ppo.csv          # redraw from the kept data
 
 Each source is a run folder (its ``metrics.csv`` is copied beside the picture as
-``docs/time_to_strength_{az,ppo}.csv``) or such a kept copy. The x axis is each run's own
-wall-clock from its start, its evaluations during training included (``wall_s`` in both
-files). For the az run it draws the search (``az:SIMS``) and the raw policy, against each
-opponent it was evaluated against; for PPO, its policy against greedy.
+``docs/time_to_strength_{az,ppo}.csv``) or such a kept copy. The x axis is time from the
+start of each run: for the az run its training time (``train_s``: warm start, self-play
+and learning; its evaluations, which play searched games, excluded), for PPO its
+wall-clock (``wall_s``, which includes its own short evaluations). For the az run it
+draws the search (``az:SIMS``) and the raw policy against each opponent it was evaluated
+against; for PPO, its policy against greedy.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ def _rows(source: Path, kind: str, into: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _series(rows: list[dict[str, str]], key: str) -> tuple[np.ndarray, ...]:
-    rows = [r for r in rows if r.get(key) and r.get("wall_s")]
-    minutes = np.array([float(r["wall_s"]) / 60 for r in rows])
+def _series(rows: list[dict[str, str]], key: str, clock: str) -> tuple[np.ndarray, ...]:
+    rows = [r for r in rows if r.get(key) and r.get(clock)]
+    minutes = np.array([float(r[clock]) / 60 for r in rows])
     rate, lo, hi = (np.array([float(r[key + s]) for r in rows]) for s in ("", "_lo", "_hi"))
     return minutes, rate, lo, hi
 
@@ -58,14 +60,14 @@ def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path) -> None
     for opponent in opponents:
         colour = colours.get(opponent, "tab:green")
         for who, style, label in (("az", "-", "az search"), ("policy", "--", "az raw policy")):
-            m, rate, lo, hi = _series(az, f"{who}_vs_{opponent}")
+            m, rate, lo, hi = _series(az, f"{who}_vs_{opponent}", "train_s")
             ax.plot(m, rate, style, color=colour, marker=".", label=f"{label} vs {opponent}")
             ax.fill_between(m, lo, hi, color=colour, alpha=0.12)
-    m, rate, lo, hi = _series(ppo, "win_greedy")
+    m, rate, lo, hi = _series(ppo, "win_greedy", "wall_s")
     ax.plot(m, rate, "-", color="tab:blue", marker=".", label="PPO vs greedy")
     ax.fill_between(m, lo, hi, color="tab:blue", alpha=0.12)
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    ax.set(xlabel="wall-clock from the start of the run (minutes, evaluations included)",
+    ax.set(xlabel="minutes from the start of the run (az: evaluations excluded)",
            ylabel="win rate (paired games, 95% CI)", ylim=(0, 1),
            title="Time to strength on 2 CPU cores: search-guided self-play vs PPO")
     ax.legend(loc="lower right", fontsize=8)

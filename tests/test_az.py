@@ -249,8 +249,8 @@ def test_az_agents_play_legal_moves_in_a_batch(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("az", "needs an az network file"), ("az:64", "no network file"),
-    ("az-policy", "needs an az network file"), ("az:missing.pt", "no model file"),
+    ("az:0", "at least 1"), ("az:missing.pt:64", "no model file"),
+    ("az-policy:missing.pt", "no model file"), ("az:missing.pt", "no model file"),
 ])
 def test_az_specs_without_a_usable_network_are_refused(spec: str, message: str) -> None:
     with pytest.raises(agents.AgentSpecError, match=message):

@@ -228,3 +228,17 @@ def test_every_choice_keeps_the_best_action_of_each_choice_in_a_top_k() -> None:
                                            ADVANCE + 41}
     lift_choice_bests(values, actions, len(values), -CHOICE_LIFT)
     np.testing.assert_allclose(values, original)
+
+
+def test_the_shipped_network_loads_and_beats_random() -> None:
+    from patchwork_env import agents
+    from patchwork_env.agents.arena import play_match
+    from patchwork_env.agents.az import DEFAULT_MODEL, AZAgent, AZPolicyAgent
+    from patchwork_env.agents.tournament import setup_seeds
+
+    assert DEFAULT_MODEL.is_file(), "models/az.pt ships with the package"
+    searched, raw = agents.make("az:8", seed=0), agents.make("az-policy", seed=0)
+    assert isinstance(searched, AZAgent) and searched.evaluations == 8
+    assert isinstance(raw, AZPolicyAgent)
+    records = play_match(searched, agents.make("random", seed=0), setup_seeds(3, 8))
+    assert sum(r.a_won for r in records) >= 7

@@ -139,7 +139,7 @@ class AZRun:
                                   self.buffer.rules, opts.score_weight, opts.score_scale,
                                   opts.playout_weight_at(0), opts.playouts, progress)
         result = imitate(self.learner, samples, self.buffer.rules, opts.teacher_epochs,
-                         opts.batch_size, opts.seed, opts.augment)
+                         opts.batch_size, opts.seed, opts.augment, progress)
         self.train_s += time.perf_counter() - start
         self.wall_s += time.perf_counter() - start
         self.warm_started = True

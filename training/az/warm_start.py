@@ -12,9 +12,11 @@ through the same learner and minibatches as the search's samples.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from patchwork_env.agents.az_tree import outcome_values
 from patchwork_env.rules import Rules
@@ -39,6 +41,8 @@ def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
                    values)
     values = values.astype(np.float32)
     if playout_weight > 0:
+        if progress:
+            print(f"random playouts: {playouts} from each of {n} positions", file=sys.stderr)
         estimates = playout_values(demos.states, rules, playouts, seed, score_weight,
                                    score_scale)
         values = mixed_targets(values, estimates, playout_weight)
@@ -51,13 +55,16 @@ def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
 
 
 def imitate(learner: Learner, samples: SelfPlayBatch, rules: Rules, epochs: float,
-            batch_size: int, seed: int, augment: bool) -> dict[str, Any]:
+            batch_size: int, seed: int, augment: bool, progress: bool = False
+            ) -> dict[str, Any]:
     """``epochs`` passes (in minibatch steps) of ``learner`` over ``samples``; the mean
-    losses of the last tenth of the steps."""
+    losses of the last tenth of the steps. ``progress``: a bar of the steps on stderr."""
     buffer = ReplayBuffer(len(samples), rules)
     buffer.add(samples)
     rng = np.random.default_rng([seed, 2])
     steps = max(1, math.ceil(epochs * len(samples) / batch_size))
-    losses = [learner.step(buffer.sample(batch_size, rng, augment)) for _ in range(steps)]
+    losses = [learner.step(buffer.sample(batch_size, rng, augment))
+              for _ in tqdm(range(steps), desc="imitation", unit="step", disable=not progress,
+                            file=sys.stderr, dynamic_ncols=True, leave=False)]
     tail = losses[-max(1, steps // 10):]
     return {"steps": steps, **{k: float(np.mean([x[k] for x in tail])) for k in tail[0]}}
