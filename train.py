@@ -3,7 +3,7 @@
     python train.py                          # the default run, into runs/ppo-seed0
     python train.py --total-steps 1000000    # a longer run
     python train.py --resume runs/ppo-seed0  # continue a run that was stopped or killed
-    python train.py --algo az --help         # search-guided self-play (work in progress)
+    python train.py --algo az --help         # search-guided self-play
 
 The default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s on 2
 cores shared with other work (14 min of it imitating the teacher). A new run refuses a
