@@ -11,18 +11,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 from pettingzoo import AECEnv
 
 from .actions import N_ACTIONS
+from .batch_kernels import checked_step_one
 from .engine import GameBatch, random_setup
 from .game import Game
-from .observation import SingleGameObserver, layout
+from .kernels import OK, score, winner
+from .observation import SingleGameObserver, layout, observe_one
 from .render_modes import render_game
 from .rewards import check_reward, final_rewards
 from .rules import Rules, get_rules
 from .validation import check_action, check_options, check_render_mode
 
 AGENTS = ("player_0", "player_1")
+_SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
 RESET_OPTIONS = ("rules", "circle", "first_player")
 OBSERVATION_MODES = ("dict", "flat")
 
@@ -177,6 +181,9 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self._rng = np.random.default_rng()
         self._game: Game | None = None
+        self._seen_next: tuple[str, np.ndarray, np.ndarray] | None = None
+        """What the agent to move sees, computed with the move that made it so, until it
+        is handed out by :meth:`observe` or the game changes."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -206,6 +213,9 @@ class raw_env(AECEnv):
             circle, first = random_setup(self._rng, circle, first)
             self._game = Game(GameBatch.from_setups([circle], [first], rules))
             self._observer = SingleGameObserver(rules)
+            tables = self._game.batch.tables
+            self._play_args = (*tables.move_args, tables.bonus_points, *self._observer.args)
+        self._seen_next = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -213,7 +223,7 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._game.to_move]
-        self._post_infos()
+        self._post_infos(*self._game.scores())
 
     def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
         # PettingZoo's own api tests pass an unknown key, so that only warns.
@@ -225,63 +235,73 @@ class raw_env(AECEnv):
         return rules, options.get("circle"), options.get("first_player")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if agent not in AGENTS:
+        seat = _SEATS.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}: the agents are {list(AGENTS)}")
-        seat = AGENTS.index(agent)
-        game = self._live()
-        to_move = agent == self.agent_selection and not self.terminations[agent]
-        if self.flat:
-            return self._observer(game.batch.state, seat, False)[0]
-        obs, mask = self._observer(game.batch.state, seat, to_move)
-        return {"observation": obs, "action_mask": mask}
+        seen = self._seen_next
+        if seen is not None and seen[0] == agent:
+            self._seen_next = None  # handed out once: a second call gets arrays of its own
+            obs, mask = seen[1], seen[2]
+        else:
+            state = self._live().batch.state
+            to_move = agent == self.agent_selection and not self.terminations[agent]
+            obs, mask = self._observer(state, seat, to_move and not self.flat)
+        return obs if self.flat else {"observation": obs, "action_mask": mask}
 
-    def _post_infos(self, winner: int = -1) -> None:
+    def _post_infos(self, s0: int, s1: int, winner: int = -1,
+                    mask: np.ndarray | None = None) -> None:
         """Every agent's ``infos``, with the same keys and types at every step: the current
-        ``scores`` and the ``winner`` (a seat, -1 until the end); in flat mode also the
-        ``action_mask`` (the legal moves for the agent to move, zeros for the other)."""
-        s0, s1 = self._game.batch.scores()[0].tolist()
-        mover = self.agent_selection
-        for a in AGENTS:
-            info = {"scores": {"player_0": s0, "player_1": s1}, "winner": winner}
-            if self.flat:
-                live = a == mover and not self.terminations[a]
-                info["action_mask"] = (self._game.batch.legal_mask()[0].view(np.int8) if live
-                                       else np.zeros(N_ACTIONS, np.int8))
-            self.infos[a] = info
+        scores ``s0, s1`` and the ``winner`` (a seat, -1 until the end); in flat mode also
+        the ``action_mask`` (the legal moves for the agent to move, ``mask`` where it is
+        known already, and zeros for the other)."""
+        infos = self.infos
+        infos["player_0"] = {"scores": {"player_0": s0, "player_1": s1}, "winner": winner}
+        infos["player_1"] = {"scores": {"player_0": s0, "player_1": s1}, "winner": winner}
+        if self.flat:
+            mover = self.agent_selection
+            for a in AGENTS:
+                if a != mover or self.terminations[a]:
+                    infos[a]["action_mask"] = np.zeros(N_ACTIONS, np.int8)
+                else:
+                    infos[a]["action_mask"] = (mask if mask is not None else
+                                               self._game.batch.legal_mask()[0].view(np.int8))
 
     def step(self, action: Any) -> None:
         game = self._live()
+        self._seen_next = None
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for finished agents")
-        game.step(check_action(action))  # an illegal action raises ValueError, changing nothing
+        action = check_action(action)
+        obs, mask = np.empty(self._observer.size, np.float32), np.empty(N_ACTIONS, np.int8)
+        error, s0, s1, to_move, winner = _play(game.batch.state, action, obs, mask,
+                                               *self._play_args)
+        if error:
+            game.step(action)  # refused, changing nothing: raises the engine's ValueError
         self._cumulative_rewards[agent] = 0.0
-        to_move = int(game.batch.to_move[0])
         if to_move < 0:
             self._clear_rewards()
-            self._finish()
+            self._finish(s0, s1, winner)
             self._accumulate_rewards()
         else:  # every reward is 0 until the end: nothing to clear or add up
             self.agent_selection = AGENTS[to_move]
-            self._post_infos()
+            self._seen_next = (self.agent_selection, obs, mask)
+            self._post_infos(s0, s1, mask=mask)
         if self.render_mode == "human":
             self.render()
 
-    def _finish(self) -> None:
-        batch = self._game.batch
-        scores, winners = batch.scores(), batch.winners()
-        seats = np.arange(2)
-        paid = final_rewards(np.repeat(scores, 2, axis=0), np.repeat(winners, 2), seats,
+    def _finish(self, s0: int, s1: int, winner: int) -> None:
+        paid = final_rewards(np.array([[s0, s1], [s0, s1]]), np.full(2, winner), np.arange(2),
                              self.reward, self.score_scale)
         for a, r in zip(AGENTS, paid.tolist(), strict=True):
             self.rewards[a] = r
             self.terminations[a] = True
         # The agent that did not make the last move is shown the end first.
         self.agent_selection = AGENTS[1 - AGENTS.index(self.agent_selection)]
-        self._post_infos(winner=int(winners[0]))
+        self._post_infos(s0, s1, winner)
 
     # ----- pictures ---------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
@@ -289,3 +309,21 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+@njit(cache=True)
+def _play(state, action, obs, mask, income_before, leather_spaces, bonus_squares, track_end,
+          bonus_points, income_spaces, leather_track, obs_track_end, patch_features):
+    """Validate and play ``action`` in the one game of ``state``, and write what the player
+    now to move sees into ``obs`` and ``mask`` (:func:`~.observation.observe_one`, whose
+    arguments close the list): one compiled call per move. Returns ``(error, score 0,
+    score 1, to_move, winner)``: the engine's error code (``OK``, 0, if played; the game is
+    unchanged otherwise) and the game as it then stands (``winner`` -1 until the end)."""
+    error = checked_step_one(state, 0, action, income_before, leather_spaces, bonus_squares,
+                             track_end)
+    s = state[0]
+    if error == OK and s.to_move >= 0:
+        observe_one(state, s.to_move, True, obs, mask, income_spaces, leather_track,
+                    obs_track_end, patch_features)
+    return (error, score(s, 0, bonus_points), score(s, 1, bonus_points), np.int64(s.to_move),
+            winner(s, bonus_points) if s.to_move < 0 else np.int64(-1))

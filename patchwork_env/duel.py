@@ -17,7 +17,7 @@ import numpy as np
 
 from .actions import N_ACTIONS
 from .engine import GameBatch, random_setups
-from .observation import observe
+from .observation import observe_unchecked
 from .opponents import Opponent, make_opponent
 from .rewards import check_reward, final_rewards
 from .validation import check_number, check_seat
@@ -54,13 +54,15 @@ class Duel:
         self.reward = reward
         self.score_scale = float(score_scale)
         self.illegal_reward = check_number(illegal_reward, "illegal_reward")
-        self.seats = np.zeros(len(batch), np.int8)
-        self._rows = np.arange(len(batch))
+        n = len(batch)
+        self.seats = np.zeros(n, np.int8)
         """The learner's seat in each game."""
-        self._masks = np.zeros((len(batch), N_ACTIONS), np.bool_)
+        self._n = n
+        self._masks = np.zeros((n, N_ACTIONS), np.bool_)
+        self._row_starts = np.arange(n) * N_ACTIONS
         self._masks_stale = True
-        self._scores = np.zeros((len(batch), 2), np.int64)
-        self._winners = np.full(len(batch), -1, np.int64)
+        self._scores = np.zeros((n, 2), np.int64)
+        self._winners = np.full(n, -1, np.int64)
         self._in_transaction = False
         # Bytes, not records: copying a structured array field by field is slow.
         self._state_bytes = batch.state.view(np.uint8)
@@ -115,8 +117,9 @@ class Duel:
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
         """``(k, D) float32``: the games ``rows`` (all by default) seen by the learner."""
         if rows is None:
-            return observe(self.batch.state, self.batch.rules, self.seats)
-        return observe(self.batch.state[rows], self.batch.rules, self.seats[rows])
+            return observe_unchecked(self.batch.state, self.batch.rules, self.seats)
+        return observe_unchecked(self.batch.state.take(rows), self.batch.rules,
+                                 self.seats[rows])
 
     def step(self, actions: np.ndarray, restart: bool = False
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,22 +131,26 @@ class Duel:
         its final reward. With ``restart``, the games that ended start anew within the
         same transaction; how they ended is kept in :attr:`ended` first.
         """
-        with self.transaction():
+        with self.transaction(checked=True):
             moving = actions >= 0  # -1: no move for the learner in that game
-            illegal = moving & ~self.masks[self._rows, np.maximum(actions, 0)]
+            # One look-up per game in the flattened masks; where the action is -1 it reads
+            # a neighbouring entry, which `moving` discards.
+            illegal = moving & ~self.masks.reshape(-1)[self._row_starts + actions]
             self.batch.step(np.where(illegal, -1, actions), check=False)
             self.opponent.reply(self.batch, self.seats, self.rng)
+            self._masks_stale = True
             finished = self.batch.done
-            rewards = np.zeros(len(self.batch))
+            over = finished | illegal
+            rewards = np.zeros(self._n)
+            if not over.any():
+                return rewards, over, illegal
             if finished.any():
                 self._scores, self._winners = self.batch.scores(), self.batch.winners()
                 rows = np.flatnonzero(finished)
                 rewards[rows] = final_rewards(self._scores[rows], self._winners[rows],
                                               self.seats[rows], self.reward, self.score_scale)
             rewards[illegal] = self.illegal_reward
-            over = finished | illegal
-            self._masks_stale = True
-            if restart and over.any():
+            if restart:
                 rows = np.flatnonzero(over)
                 self.ended = Ended(rows, self.observe(rows), self.outcomes(rows, illegal[rows]))
                 self._start(rows, None, None, None)
@@ -152,20 +159,30 @@ class Duel:
     def outcomes(self, rows: np.ndarray, illegal: np.ndarray) -> list[dict[str, Any]]:
         """How the games ``rows`` ended (as the last :meth:`step` left them), for ``info``."""
         out = []
-        for row, bad in zip(rows.tolist(), illegal.tolist(), strict=True):
-            seat = int(self.seats[row])
+        for seat, bad, winner, scores in zip(self.seats[rows].tolist(), illegal.tolist(),
+                                             self._winners[rows].tolist(),
+                                             self._scores[rows].tolist(), strict=True):
             if bad:
                 out.append({"learner_seat": seat, "illegal_action": True, "is_success": False})
                 continue
-            winner = int(self._winners[row])
-            out.append({"learner_seat": seat, "scores": tuple(self._scores[row].tolist()),
-                        "winner": winner, "is_success": winner == seat})
+            out.append({"learner_seat": seat, "scores": tuple(scores), "winner": winner,
+                        "is_success": winner == seat})
         return out
 
-    def transaction(self) -> _Transaction | contextlib.nullcontext:
+    def transaction(self, checked: bool = False) -> _Transaction | contextlib.nullcontext:
         """A block after whose failure every game, seat and generator is as before it
-        (inside another transaction, the outer one does the work)."""
-        return contextlib.nullcontext() if self._in_transaction else _Transaction(self)
+        (inside another transaction, the outer one does the work).
+
+        ``checked``: the block's arguments are valid, so only the opponent can fail in it;
+        with an :attr:`~.opponents.Opponent.infallible` opponent there is then nothing to
+        undo, and no copy of the games is taken.
+        """
+        if self._in_transaction or (checked and self.opponent.infallible):
+            return _NO_TRANSACTION
+        return _Transaction(self)
+
+
+_NO_TRANSACTION = contextlib.nullcontext()
 
 
 class _Transaction:

@@ -236,19 +236,34 @@ def observe(state: np.ndarray, rules: Rules, players: Any = None,
         raise TypeError("state must be a 1-D array of patchwork_env.kernels.STATE_DTYPE")
     n = len(state)
     seats = _check_players(players, state)
+    size = layout(rules).size
+    if out is not None and (out.shape != (n, size) or out.dtype != np.float32
+                            or not out.flags.c_contiguous):
+        raise ValueError(f"out must be a C-contiguous float32 array of shape {(n, size)}")
+    return observe_unchecked(state, rules, seats, out)
+
+
+def observe_unchecked(state: np.ndarray, rules: Rules, seats: np.ndarray,
+                      out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`observe` without its checks, for arguments valid by construction: ``state``
+    a 1-D array of :data:`STATE_DTYPE`, ``seats`` an ``(N,)`` integer array of 0s and 1s,
+    ``out`` ``None`` or a C-contiguous ``(N, size) float32`` array."""
     lay = layout(rules)
     if out is None:
-        out = np.empty((n, lay.size), np.float32)
-    elif out.shape != (n, lay.size) or out.dtype != np.float32 or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a C-contiguous float32 array of shape {(n, lay.size)}")
-    pick(_OBSERVE_KERNELS, n)(state, seats, out, lay.income_spaces, lay.leather_spaces,
-                              rules.track_end, PATCH_FEATURES)
+        out = np.empty((len(state), lay.size), np.float32)
+    pick(_OBSERVE_KERNELS, len(state))(state, seats, out, lay.income_spaces,
+                                       lay.leather_spaces, rules.track_end, PATCH_FEATURES)
     return out
 
 
 @njit(cache=True)
-def _observe_one(s, seat, with_mask, obs, mask, income_spaces, leather_spaces, track_end,
-                 patch_features):
+def observe_one(state, seat, with_mask, obs, mask, income_spaces, leather_spaces, track_end,
+                patch_features):
+    """Compiled: the game of the one-record array ``state`` seen by ``seat`` into ``obs``,
+    and its legal mask into the bytes ``mask`` (all 0 unless ``with_mask``); the last
+    arguments are :attr:`SingleGameObserver.args`."""
+    # The one-record array, not its record: numba takes a record argument far more slowly.
+    s = state[0]
     _observe_row(s, seat, obs, income_spaces, leather_spaces, track_end, patch_features)
     if with_mask:
         write_legal_mask(s, mask)
@@ -264,7 +279,8 @@ class SingleGameObserver:
     def __init__(self, rules: Rules) -> None:
         lay = layout(rules)
         self.size = lay.size
-        self._args = (lay.income_spaces, lay.leather_spaces, rules.track_end, PATCH_FEATURES)
+        self.args = (lay.income_spaces, lay.leather_spaces, rules.track_end, PATCH_FEATURES)
+        """The rule-set arguments that follow ``mask`` in :func:`observe_one`."""
 
     def __call__(self, state: np.ndarray, seat: int, with_mask: bool
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -272,7 +288,7 @@ class SingleGameObserver:
         by ``seat``, and its legal actions as 0/1 (all 0 unless ``with_mask``)."""
         obs = np.empty(self.size, np.float32)
         mask = np.empty(N_ACTIONS, np.int8)
-        _observe_one(state[0], seat, with_mask, obs, mask.view(np.uint8), *self._args)
+        observe_one(state, seat, with_mask, obs, mask.view(np.uint8), *self.args)
         return obs, mask
 
 

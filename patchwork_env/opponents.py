@@ -44,6 +44,13 @@ class Opponent(ABC):
     def act(self, batch: GameBatch, rows: np.ndarray, rng: np.random.Generator) -> Any:
         """``(len(rows),)`` legal actions for the player to move in games ``rows``."""
 
+    @property
+    def infallible(self) -> bool:
+        """Whether :meth:`reply` can never fail, so that a duel need not be ready to undo
+        it: true of the built-in :class:`RandomOpponent` alone (its moves come from the
+        engine's legal-move sampler), not of subclasses, which may change what it does."""
+        return type(self) is RandomOpponent
+
     def reseed(self, seed: int | None) -> None:
         """Make the opponent's own choices repeat from ``seed`` (an env's ``reset(seed)``).
 

@@ -190,16 +190,16 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
     def advance_checked(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`advance` for actions already checked (``(n,) int64`` in range)."""
         duel = self.duel
-        with duel.transaction():
+        if self.autoreset_mode == SAME_STEP:
+            return duel.step(acts, restart=True)
+        with duel.transaction(checked=True):
             restart = np.flatnonzero(self._restart)
             if len(restart):  # next-step autoreset: these games start over, their move unused
                 duel.start(restart)
                 acts = acts.copy()
                 acts[restart] = -1
-            same_step = self.autoreset_mode == SAME_STEP
-            rewards, over, illegal = duel.step(acts, restart=same_step)
-        if not same_step:
-            self._restart = over.copy()
+            rewards, over, illegal = duel.step(acts)
+        self._restart = over.copy()
         return rewards, over, illegal
 
     def _infos(self) -> dict[str, Any]:

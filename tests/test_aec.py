@@ -346,3 +346,44 @@ def test_infos_have_the_same_keys_and_types_at_every_step():
         env.step(None if terminated or truncated
                  else int(np.flatnonzero(obs["action_mask"])[0]))
     assert kinds == {(("scores", "winner"), int, ("player_0", "player_1"))}
+
+
+@pytest.mark.parametrize("mode", ["dict", "flat"])
+def test_every_observation_is_the_position_seen_afresh_in_arrays_of_its_own(mode):
+    """The observation a move prepares for the next mover equals one computed from the
+    position, and no two calls share arrays."""
+    from patchwork_env.observation import SingleGameObserver
+
+    env = patchwork_env.raw_env(observation_mode=mode)
+    observer = SingleGameObserver(Rules())
+    env.reset(seed=9)
+    for agent in env.agent_iter():
+        first, second = env.observe(agent), env.observe(agent)
+        to_move = agent == env.agent_selection and not env.terminations[agent]
+        obs, mask = observer(env.game.batch.state, int(agent[-1]), to_move)
+        if mode == "dict":
+            for part in ("observation", "action_mask"):
+                assert first[part] is not second[part]
+                np.testing.assert_array_equal(first[part], second[part])
+            np.testing.assert_array_equal(first["observation"], obs)
+            np.testing.assert_array_equal(first["action_mask"], mask)
+        else:
+            assert first is not second
+            np.testing.assert_array_equal(first, obs)
+            np.testing.assert_array_equal(second, obs)
+            np.testing.assert_array_equal(env.infos[agent]["action_mask"], mask)
+        if env.terminations[agent]:
+            env.step(None)
+        else:
+            env.step(int(middle_move(obs[None], mask[None])[0]))
+
+
+def test_an_illegal_move_in_env_clears_the_mask_prepared_for_the_mover():
+    env = patchwork_env.env()
+    env.reset(seed=4)
+    env.step(int(first_buy(None, env.observe(env.agent_selection)["action_mask"][None])[0]))
+    mover = env.agent_selection  # its observation was prepared by the move just made
+    assert not env.unwrapped.game.legal_mask()[LEATHER_BASE]
+    env.step(LEATHER_BASE)  # illegal: the game ends
+    assert env.terminations[mover]
+    assert not env.observe(mover)["action_mask"].any()

@@ -126,3 +126,31 @@ def test_bad_arguments_are_refused():
         envs.step([0, 5000])
     with pytest.raises(ValueError, match="one seed per env"):
         envs.reset(seed=[1, 2, 3])
+
+
+def test_a_failing_subclass_of_the_random_opponent_leaves_the_games_as_they_were():
+    """Only the built-in random opponent itself is trusted to play without a way back."""
+    from patchwork_env.opponents import RandomOpponent
+
+    class Breaks(RandomOpponent):
+        armed = False
+
+        def reply(self, batch, seats, rng):
+            super().reply(batch, seats, rng)
+            if self.armed:
+                raise RuntimeError("broke after moving")
+
+    for mode in (NEXT_STEP, SAME_STEP):
+        opponent = Breaks()
+        envs = PatchworkVectorEnv(8, opponent=opponent, autoreset_mode=mode)
+        envs.reset(seed=0)
+        duel = envs.duel
+        state, seats = duel.batch.state.tobytes(), duel.seats.copy()
+        rng_state, masks = duel.rng.bit_generator.state, duel.masks.copy()
+        opponent.armed = True
+        with pytest.raises(RuntimeError, match="broke after moving"):
+            envs.step(pick(first_buy, masks))
+        assert duel.batch.state.tobytes() == state
+        np.testing.assert_array_equal(duel.seats, seats)
+        assert duel.rng.bit_generator.state == rng_state
+        np.testing.assert_array_equal(duel.masks, masks)
