@@ -19,6 +19,7 @@ from patchwork_env.actions import N_CELLS, N_ORIENTATIONS, N_SLOTS
 from patchwork_env.observation import CIRCLE_AT, PATCH_FEATURES, SHAPE_SIZE, SLOT_FEATURES
 from patchwork_env.patches import N_PATCHES, PATCHES
 from patchwork_env.rules import BOARD_SIZE
+from patchwork_env.tables import PLACEMENT_MASKS
 
 
 def shape_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -69,27 +70,20 @@ def slot_stencils(obs: torch.Tensor, patch_rows: torch.Tensor, cells: torch.Tens
 def placement_tables() -> np.ndarray:
     """``(33, 162, 648) float32``: for each patch and placement code (``orientation * 81 +
     anchor``) that lies on the board, 1 at the cells it covers (rows 0..80) and at the
-    cells beside it, on the board and not covered (rows 81..161)."""
-    table = np.zeros((N_PATCHES, 2 * N_CELLS, N_ORIENTATIONS * N_CELLS), np.float32)
-    for patch in PATCHES:
-        for o in range(N_ORIENTATIONS):
-            shape = patch.oriented(o)
-            height = max(r for r, _ in shape) + 1
-            width = max(c for _, c in shape) + 1
-            for anchor in range(N_CELLS):
-                ar, ac = divmod(anchor, BOARD_SIZE)
-                if ar + height > BOARD_SIZE or ac + width > BOARD_SIZE:
-                    continue
-                covered = {(ar + r, ac + c) for r, c in shape}
-                code = o * N_CELLS + anchor
-                for r, c in covered:
-                    table[patch.id, r * BOARD_SIZE + c, code] = 1.0
-                for r, c in covered:
-                    for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                        if (0 <= nr < BOARD_SIZE and 0 <= nc < BOARD_SIZE
-                                and (nr, nc) not in covered):
-                            table[patch.id, N_CELLS + nr * BOARD_SIZE + nc, code] = 1.0
-    return table
+    cells beside it, on the board and not covered (rows 81..161); read from the engine's
+    placement bitboards."""
+    bits = np.arange(64, dtype=np.uint64)
+    words = PLACEMENT_MASKS[..., :, None] >> bits & np.uint64(1)  # (33, 648, 2, 64)
+    covered = words.reshape(N_PATCHES, -1, 128)[:, :, :N_CELLS].astype(bool)
+    grid = covered.reshape(N_PATCHES, -1, BOARD_SIZE, BOARD_SIZE)
+    beside = np.zeros_like(grid)
+    beside[..., 1:, :] |= grid[..., :-1, :]
+    beside[..., :-1, :] |= grid[..., 1:, :]
+    beside[..., :, 1:] |= grid[..., :, :-1]
+    beside[..., :, :-1] |= grid[..., :, 1:]
+    beside &= ~grid
+    table = np.concatenate([covered, beside.reshape(covered.shape)], axis=2)
+    return np.ascontiguousarray(table.transpose(0, 2, 1), dtype=np.float32)
 
 
 def slot_patches(obs: torch.Tensor, patch_keys: torch.Tensor) -> torch.Tensor:

@@ -20,7 +20,7 @@ from patchwork_env.agents.stencils import (
 )
 from patchwork_env.observation import observe
 from patchwork_env.rules import get_rules
-from patchwork_env.training.az import AZOptions, AZRunError, run_az
+from patchwork_env.training.az import AZRunError, run_az
 from patchwork_env.training.az.playout_values import mixed_targets, playout_values
 from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
 from patchwork_env.training.az.warm_start import teacher_samples
@@ -28,6 +28,7 @@ from patchwork_env.training.az.workers import WorkerPool, merge, shares
 from patchwork_env.training.checkpoint import load_checkpoint
 
 from .positions import EMPTY, position
+from .test_az import tiny_options as tiny
 
 RULES = get_rules("default")
 L_CORNER = "\n".join(["XX.......", "X........"] + ["........."] * 7)
@@ -133,14 +134,6 @@ def test_teacher_samples_hold_the_teachers_legal_moves() -> None:
     assert masks[np.arange(len(samples)), samples.target_actions].all()
     np.testing.assert_array_equal(np.diff(samples.target_offsets), 1)
     assert set(np.unique(samples.values)) <= {-1.0, 1.0}
-
-
-def tiny(folder, **kw) -> AZOptions:
-    base = dict(iterations=1, games_per_iteration=2, parallel_games=2, simulations=3,
-                max_considered=4, top_k=8, hidden=32, layers=1, batch_size=32,
-                sample_reuse=0.5, run_dir=str(folder), eval_every=0, net="mlp", teacher="",
-                playout_weight=0.0, augment=False)
-    return AZOptions(**{**base, **kw})
 
 
 def test_a_run_with_a_teacher_playouts_and_evaluations_records_them(tmp_path) -> None:
