@@ -9,7 +9,8 @@ Each source is a run folder (its ``metrics.csv`` is copied beside the picture as
 ``docs/time_to_strength_{az,ppo}.csv``) or such a kept copy. The x axis is time from the
 start of each run: for the az run its training time (``train_s``: warm start, self-play
 and learning; its evaluations, which play searched games, excluded), for PPO its
-wall-clock (``wall_s``, which includes its own short evaluations). For the az run it
+wall-clock (``wall_s``, which includes its own short evaluations but starts after its
+warm start: ``--ppo-warm-start-min`` shifts its curve by that time). For the az run it
 draws the search (``az:SIMS``) and the raw policy against each opponent it was evaluated
 against; for PPO, its policy against greedy.
 """
@@ -46,8 +47,10 @@ def _series(rows: list[dict[str, str]], key: str, clock: str) -> tuple[np.ndarra
     return minutes, rate, lo, hi
 
 
-def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path) -> None:
-    """The picture, from the two runs' rows."""
+def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path,
+         ppo_warm_start_min: float = 0.0) -> None:
+    """The picture, from the two runs' rows; PPO's curve starts ``ppo_warm_start_min``
+    late (its ``wall_s`` counts from the end of its warm start)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,12 +67,14 @@ def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path) -> None
             ax.plot(m, rate, style, color=colour, marker=".", label=f"{label} vs {opponent}")
             ax.fill_between(m, lo, hi, color=colour, alpha=0.12)
     m, rate, lo, hi = _series(ppo, "win_greedy", "wall_s")
-    ax.plot(m, rate, "-", color="tab:blue", marker=".", label="PPO vs greedy")
+    m = m + ppo_warm_start_min
+    ax.plot(m, rate, "-", color="tab:blue", marker=".",
+            label=f"PPO vs greedy (after {ppo_warm_start_min:.0f} min of warm start)")
     ax.fill_between(m, lo, hi, color="tab:blue", alpha=0.12)
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")
     ax.set(xlabel="minutes from the start of the run (az: evaluations excluded)",
            ylabel="win rate (paired games, 95% CI)", ylim=(0, 1),
-           title="Time to strength on 2 CPU cores: search-guided self-play vs PPO")
+           title="Time to strength on 2 shared CPU cores: search-guided self-play vs PPO")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -82,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--az", type=Path, required=True, help="an az run folder or its csv")
     parser.add_argument("--ppo", type=Path, required=True, help="a PPO run folder or its csv")
+    parser.add_argument("--ppo-warm-start-min", type=float, default=0.0,
+                        help="minutes the PPO run spent imitating its teacher before its "
+                        "wall_s starts counting (read from its log)")
     parser.add_argument("--into", type=Path, default=DOCS,
                         help="the folder for the picture and its data (default: docs/)")
     args = parser.parse_args(argv)
@@ -92,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make_time_to_strength.py: error: {e}", file=sys.stderr)
         return 2
     out = args.into / f"{NAME}.png"
-    draw(az, ppo, out)
+    draw(az, ppo, out, args.ppo_warm_start_min)
     print(f"wrote {out}")
     return 0
 
