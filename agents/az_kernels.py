@@ -98,10 +98,11 @@ def start_halving(tree, n, active, draws, max_considered, every_choice):
         m = min(max_considered, count)
         chosen = tree[CHOSEN][g]
         if every_choice and m < count:
-            lift_choice_bests(scores, tree[E_ACTION][g], count, CHOICE_LIFT)
+            lift_choice_bests(scores, tree[E_ACTION][g], count, CHOICE_LIFT, tree[H_SCRATCH][g])
         top_indices(scores, count, m, chosen, scores[count:], tree[H_SCRATCH][g])
         if every_choice and m < count:
-            lift_choice_bests(scores, tree[E_ACTION][g], count, -CHOICE_LIFT)
+            lift_choice_bests(scores, tree[E_ACTION][g], count, -CHOICE_LIFT,
+                              tree[H_SCRATCH][g])
         tree[N_CHOSEN][g] = m
         for i in range(m):
             tree[C_SCORE][g, i] = scores[chosen[i]]
@@ -203,7 +204,7 @@ def expand_kernel(tree, rows, logits, values, params):
                 for e in range(listed):
                     q[e] = logits[j, a_scratch[e]]
                 if every_choice:
-                    lift_choice_bests(q, a_scratch, listed, CHOICE_LIFT)
+                    lift_choice_bests(q, a_scratch, listed, CHOICE_LIFT, tree[H_SCRATCH][g])
                 keep = a_scratch[N_ACTIONS:]
                 top_indices(q, listed, top_k, keep, q[listed:], tree[H_SCRATCH][g])
                 for e in range(top_k):

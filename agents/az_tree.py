@@ -271,33 +271,25 @@ def choice_of(action):
     return 3 if action == ADVANCE else 4
 
 
+N_CHOICES = 5
+"""Choices of a turn, as :func:`choice_of` numbers them."""
+
+
 @njit(cache=True)
-def lift_choice_bests(values, actions, n, lift):
+def lift_choice_bests(values, actions, n, lift, best):
     """Add ``lift`` to the largest of ``values[:n]`` among the actions (``actions[:n]``) of
     each choice of the turn, so that a top-k selection after it keeps the best action of
     every choice (buying from each slot, advancing) before any second-best one; calling it
-    again with ``-lift`` undoes it (the lifted values are still their choices' largest)."""
-    b0 = b1 = b2 = b3 = b4 = -1
+    again with ``-lift`` undoes it (the lifted values are still their choices' largest).
+    ``best``: an int scratch of at least :data:`N_CHOICES` entries."""
+    best[:N_CHOICES] = -1
     for i in range(n):
         c = choice_of(actions[i])
-        x = values[i]
-        if c == 0:
-            if b0 < 0 or x > values[b0]:
-                b0 = i
-        elif c == 1:
-            if b1 < 0 or x > values[b1]:
-                b1 = i
-        elif c == 2:
-            if b2 < 0 or x > values[b2]:
-                b2 = i
-        elif c == 3:
-            if b3 < 0 or x > values[b3]:
-                b3 = i
-        elif b4 < 0 or x > values[b4]:
-            b4 = i
-    for b in (b0, b1, b2, b3, b4):
-        if b >= 0:
-            values[b] += lift
+        if best[c] < 0 or values[i] > values[best[c]]:
+            best[c] = i
+    for c in range(N_CHOICES):
+        if best[c] >= 0:
+            values[best[c]] += lift
 
 
 BUCKETS = 64

@@ -23,7 +23,11 @@ import shutil
 import sys
 from pathlib import Path
 
-import numpy as np
+from patchwork_env.training.az.monitor import (
+    finish_win_rate_plot,
+    plot_win_rate,
+    win_rate_series,
+)
 
 DOCS = Path(__file__).resolve().parent
 NAME = "time_to_strength"
@@ -38,13 +42,6 @@ def _rows(source: Path, kind: str, into: Path) -> list[dict[str, str]]:
         shutil.copyfile(csv_path, kept)
     with open(kept, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def _series(rows: list[dict[str, str]], key: str, clock: str) -> tuple[np.ndarray, ...]:
-    rows = [r for r in rows if r.get(key) and r.get(clock)]
-    minutes = np.array([float(r[clock]) / 60 for r in rows])
-    rate, lo, hi = (np.array([float(r[key + s]) for r in rows]) for s in ("", "_lo", "_hi"))
-    return minutes, rate, lo, hi
 
 
 def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path,
@@ -63,23 +60,14 @@ def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path,
     for opponent in opponents:
         colour = colours.get(opponent, "tab:green")
         for who, style, label in (("az", "-", "az search"), ("policy", "--", "az raw policy")):
-            m, rate, lo, hi = _series(az, f"{who}_vs_{opponent}", "train_s")
-            ax.plot(m, rate, style, color=colour, marker=".", label=f"{label} vs {opponent}")
-            ax.fill_between(m, lo, hi, color=colour, alpha=0.12)
-    m, rate, lo, hi = _series(ppo, "win_greedy", "wall_s")
-    m = m + ppo_warm_start_min
-    ax.plot(m, rate, "-", color="tab:blue", marker=".",
-            label=f"PPO vs greedy (after {ppo_warm_start_min:.0f} min of warm start)")
-    ax.fill_between(m, lo, hi, color="tab:blue", alpha=0.12)
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    ax.set(xlabel="minutes from the start of the run (az: evaluations excluded)",
-           ylabel="win rate (paired games, 95% CI)", ylim=(0, 1),
-           title="Time to strength on 2 shared CPU cores: search-guided self-play vs PPO")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+            plot_win_rate(ax, win_rate_series(az, f"{who}_vs_{opponent}", "train_s"), style,
+                          colour, f"{label} vs {opponent}")
+    minutes, *rates = win_rate_series(ppo, "win_greedy", "wall_s")
+    plot_win_rate(ax, (minutes + ppo_warm_start_min, *rates), "-", "tab:blue",
+                  f"PPO vs greedy (after {ppo_warm_start_min:.0f} min of warm start)")
+    finish_win_rate_plot(fig, ax, "minutes from the start of the run (az: evaluations "
+                         "excluded)", "Time to strength on 2 shared CPU cores: "
+                         "search-guided self-play vs PPO", out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -215,11 +215,11 @@ def test_every_choice_keeps_the_best_action_of_each_choice_in_a_top_k() -> None:
     scratch, hist = np.zeros(64), np.zeros(64, np.int64)
     top_indices(values.copy(), len(values), 5, keep, scratch, hist)
     assert set(actions[keep].tolist()) == set(range(5))  # slot 0 crowds out the rest
-    lift_choice_bests(values, actions, len(values), CHOICE_LIFT)
+    lift_choice_bests(values, actions, len(values), CHOICE_LIFT, hist)
     top_indices(values, len(values), 5, keep, scratch, hist)
     assert set(actions[keep].tolist()) == {0, SLOT_STRIDE + 5, 2 * SLOT_STRIDE + 7, ADVANCE,
                                            ADVANCE + 41}
-    lift_choice_bests(values, actions, len(values), -CHOICE_LIFT)
+    lift_choice_bests(values, actions, len(values), -CHOICE_LIFT, hist)
     np.testing.assert_allclose(values, original)
 
 

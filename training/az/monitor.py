@@ -127,6 +127,37 @@ def read_metrics(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def win_rate_series(rows: list[dict[str, str]], key: str, clock: str
+                    ) -> tuple[np.ndarray, ...]:
+    """``(minutes, rate, lo, hi)`` of the rows that hold ``key`` (a win-rate column with
+    its ``_lo`` / ``_hi`` interval) and the seconds column ``clock``."""
+    rows = [r for r in rows if r.get(key) and r.get(clock)]
+    minutes = np.array([float(r[clock]) / 60 for r in rows])
+    rate, lo, hi = (np.array([float(r[key + s]) for r in rows]) for s in ("", "_lo", "_hi"))
+    return minutes, rate, lo, hi
+
+
+def plot_win_rate(ax: Any, series: tuple[np.ndarray, ...], style: str, colour: str,
+                  label: str) -> None:
+    """One win-rate curve of :func:`win_rate_series` with its interval shaded."""
+    minutes, rate, lo, hi = series
+    ax.plot(minutes, rate, style, color=colour, marker=".", label=label)
+    ax.fill_between(minutes, lo, hi, color=colour, alpha=0.12)
+
+
+def finish_win_rate_plot(fig: Any, ax: Any, xlabel: str, title: str, out: Path) -> None:
+    """The even line, labels, legend and grid of a win-rate picture; saved to ``out``."""
+    import matplotlib.pyplot as plt
+
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set(xlabel=xlabel, ylabel="win rate (paired games, 95% CI)", ylim=(0, 1), title=title)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
 def plot_curve(csv_path: Path, out: Path, opponents: Sequence[str]) -> None:
     """Win rate (95% intervals shaded) of the search and the raw policy against each
     evaluation opponent, over the run's training time."""
@@ -135,27 +166,15 @@ def plot_curve(csv_path: Path, out: Path, opponents: Sequence[str]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in read_metrics(csv_path) if r.get(f"az_vs_{opponents[0]}")]
-    if not rows:
+    rows = read_metrics(csv_path)
+    if not any(r.get(f"az_vs_{opponents[0]}") for r in rows):
         return
-    minutes = np.array([float(r["train_s"]) / 60 for r in rows])
     fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
     colours = iter(["tab:red", "tab:purple", "tab:green", "tab:orange", "tab:brown"])
     for opponent in opponents:
         colour = next(colours, "tab:grey")
-        for who, style in (("az", "-"), ("policy", "--")):
-            key = f"{who}_vs_{opponent}"
-            rate, lo, hi = (np.array([float(r[key + s]) for r in rows])
-                            for s in ("", "_lo", "_hi"))
-            label = f"{'search' if who == 'az' else 'raw policy'} vs {opponent}"
-            ax.plot(minutes, rate, style, color=colour, label=label, marker=".")
-            ax.fill_between(minutes, lo, hi, color=colour, alpha=0.12)
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    ax.set(xlabel="training time (minutes; evaluations excluded)",
-           ylabel="win rate (paired games)", ylim=(0, 1),
-           title="Search-guided self-play on Patchwork")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+        for who, style, name in (("az", "-", "search"), ("policy", "--", "raw policy")):
+            plot_win_rate(ax, win_rate_series(rows, f"{who}_vs_{opponent}", "train_s"), style,
+                          colour, f"{name} vs {opponent}")
+    finish_win_rate_plot(fig, ax, "training time (minutes; evaluations excluded)",
+                         "Search-guided self-play on Patchwork", out)
