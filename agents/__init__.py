@@ -13,6 +13,8 @@ spec                   agent
 ``az[:PATH][:SIMS]``   an az network (:mod:`agents.az_net`) with batched Gumbel search, at
                        most ``SIMS`` network evaluations per move (default 32; default
                        network: the shipped one, :data:`agents.az.DEFAULT_MODEL`)
+``az-playouts[:...]``  the same search, each leaf valued by the network and random
+                       playouts together (``az-playouts[:PATH][:SIMS]``)
 ``az-policy[:PATH]``   the same network without search: its most likely legal move
 ``human``              a person at the terminal
 =====================  ====================================================================
@@ -33,7 +35,7 @@ from .base import Agent
 from .policy_agent import PolicyAgent
 
 SPEC_HELP = ("random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
-             "az[:PATH][:SIMS], az-policy[:PATH], human")
+             "az[:PATH][:SIMS], az-playouts[:PATH][:SIMS], az-policy[:PATH], human")
 
 
 class AgentSpecError(ValueError):
@@ -73,6 +75,12 @@ def _az(arg: str | None, seed: int | None) -> Agent:
     return make_az(arg, seed)
 
 
+def _az_playouts(arg: str | None, seed: int | None) -> Agent:
+    from .az import make_az_playouts
+
+    return make_az_playouts(arg, seed)
+
+
 def _az_policy(arg: str | None, seed: int | None) -> Agent:
     from .az import make_az_policy
 
@@ -93,6 +101,7 @@ _FACTORIES: dict[str, tuple[Callable[[str | None, int | None], Agent], bool]] = 
     "ppo": (_ppo(sample=False), True),
     "ppo-sample": (_ppo(sample=True), True),
     "az": (_az, True),
+    "az-playouts": (_az_playouts, True),
     "az-policy": (_az_policy, True),
     "human": (_human, False),
 }

@@ -22,7 +22,10 @@ again, :mod:`.az_kernels`). Python only drives the loop, so the network is the c
   target.
 
 Values are in [-1, 1] from the point of view of the player to move; finished games are
-valued by their true result (win/loss, optionally mixed with the score difference).
+valued by their true result (win/loss, optionally mixed with the score difference). With
+``leaf_playouts``, an evaluated leaf's value mixes the network's with the mean result of
+that many random playouts from it (:mod:`.playouts`), as AlphaGo mixed its value network
+with rollouts.
 Positions with a single legal move are not searched (and cost no evaluation). Everything
 is deterministic for a given generator state and network.
 """
@@ -45,6 +48,7 @@ from patchwork_env.tables import RuleTables
 
 from . import az_tree as T
 from .az_kernels import BATCH_LOOPS, finish_roots, start_halving
+from .playouts import playout_values
 
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``evaluate(observations (k, 1189) float32, masks (k, 2026) bool) -> (logits (k, 2026),
@@ -89,9 +93,14 @@ class SearchStats:
     network_calls: int = 0
     terminal_leaves: int = 0
     """Simulations that ended on a finished game (no evaluation needed)."""
+    playouts: int = 0
+    """Random playouts run from evaluated leaves (``leaf_playouts`` per evaluation)."""
     tree_seconds: float = 0.0
-    """Time in everything but the network: tree operations, observations, masks."""
+    """Time in everything but the network and the playouts: tree operations, observations,
+    masks."""
     network_seconds: float = 0.0
+    playout_seconds: float = 0.0
+    """Time in the leaves' random playouts."""
 
 
 @dataclass
@@ -144,19 +153,27 @@ class GumbelSearch:
     ``every_choice``: the root's considered actions and an inner node's kept edges include
     the best action of every choice of the turn (buying from each slot, advancing) before
     any second-best one, so that one choice's many placements cannot crowd the others out
-    of a small budget.
+    of a small budget. ``leaf_playouts``: random playouts from each evaluated leaf (0:
+    none), whose mean result (valued as finished games are) is mixed into the leaf's value
+    with weight ``playout_mix``; their seeds come from the search's generator.
     """
 
     def __init__(self, n_games: int, simulations: int = 32, max_considered: int = 16,
                  top_k: int = 32, gumbel_scale: float = 1.0, c_visit: float = 50.0,
                  c_scale: float = 0.1, rescale_values: bool = True,
                  score_weight: float = 0.0, score_scale: float = 20.0,
-                 parallel: bool | None = False, every_choice: bool = True) -> None:
+                 parallel: bool | None = False, every_choice: bool = True,
+                 leaf_playouts: int = 0, playout_mix: float = 0.5) -> None:
         if n_games < 1 or simulations < 0 or max_considered < 1 or top_k < 1:
             raise ValueError("GumbelSearch needs n_games >= 1, simulations >= 0, "
                              "max_considered >= 1 and top_k >= 1")
         if not 0.0 <= score_weight <= 1.0 or score_scale <= 0:
             raise ValueError("score_weight must lie in [0, 1] and score_scale be positive")
+        if leaf_playouts < 0 or not 0.0 <= playout_mix <= 1.0:
+            raise ValueError("leaf_playouts must be 0 or more and playout_mix lie in [0, 1], "
+                             f"got {leaf_playouts} and {playout_mix}")
+        self.leaf_playouts = int(leaf_playouts)
+        self.playout_mix = float(playout_mix)
         self.n_games = int(n_games)
         self.simulations = int(simulations)
         self.max_considered = int(max_considered)
@@ -267,7 +284,7 @@ class GumbelSearch:
         stats.tree_seconds += time.perf_counter() - clock
         if stats.searched:
             rows = np.flatnonzero(active)
-            self._evaluate(rows, rules, evaluate, stats)
+            self._evaluate(rows, rules, evaluate, stats, rng)
             clock = time.perf_counter()
             counts = tree[T.EDGE_COUNT][:n, 0]
             total = int(counts[active].sum())
@@ -285,7 +302,7 @@ class GumbelSearch:
                 stats.terminal_leaves += stats.searched - len(rows)
                 stats.tree_seconds += time.perf_counter() - clock
                 if len(rows):
-                    self._evaluate(rows, rules, evaluate, stats)
+                    self._evaluate(rows, rules, evaluate, stats, rng)
         clock = time.perf_counter()
         result = self._finish(n)
         stats.tree_seconds += time.perf_counter() - clock
@@ -293,9 +310,10 @@ class GumbelSearch:
         return result
 
     def _evaluate(self, rows: np.ndarray, rules: Rules, evaluate: Evaluator,
-                  stats: SearchStats) -> None:
-        """Evaluate the current leaves of the games ``rows`` in one call, then expand them
-        and back their values up."""
+                  stats: SearchStats, rng: np.random.Generator) -> None:
+        """Evaluate the current leaves of the games ``rows`` in one call (mixed with their
+        random playouts, if the search has any), then expand them and back their values
+        up."""
         clock = time.perf_counter()
         k = len(rows)
         leaf_states, masks = self._leaf_states[:k], self._masks[:k]
@@ -312,6 +330,15 @@ class GumbelSearch:
         if logits.shape != (k, N_ACTIONS) or values.shape != (k,):
             raise ValueError(f"evaluate must return logits ({k}, {N_ACTIONS}) and values "
                              f"({k},), got {logits.shape} and {values.shape}")
+        if self.leaf_playouts:
+            start = time.perf_counter()
+            estimates = playout_values(leaf_states, rules, self.leaf_playouts,
+                                       int(rng.integers(2**63)), *self.shaping)
+            values = ((1.0 - self.playout_mix) * values
+                      + self.playout_mix * estimates).astype(np.float32)
+            stats.playouts += k * self.leaf_playouts
+            stats.playout_seconds += time.perf_counter() - start
+            clock += time.perf_counter() - start
         self._loop("expand", k)(self.tree, rows, logits, values, self.params)
         stats.evaluations += k
         stats.network_calls += 1

@@ -28,6 +28,8 @@ AGENT_SPECS = (
     ("ppo-sample[:PATH]", "the same, sampling its moves instead of the likeliest"),
     ("az[:PATH][:SIMS]", "a search-guided network with at most SIMS network evaluations per "
                          "move (default 32; default network: the shipped one)"),
+    ("az-playouts[:PATH][:SIMS]", "the same search, each leaf valued by the network and 4 "
+                                  "random playouts together"),
     ("az-policy[:PATH]", "the same network without search: its most likely move"),
 )
 """The agent specs a command line accepts (``human`` plays only in ``patchwork-play``)."""

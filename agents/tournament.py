@@ -26,7 +26,7 @@ TASK_SEEDS = 2
 BATCHED_TASK_SEEDS = 16
 """Setups per task of a pairing with an agent that searches all its games in one batch
 (an ``az`` network: the larger its batch, the cheaper each position's evaluation)."""
-BATCHED_KINDS = ("az", "az-policy")
+BATCHED_KINDS = ("az", "az-playouts", "az-policy")
 
 
 def task_seeds(a: str, b: str) -> int:

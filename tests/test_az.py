@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from patchwork_env import Game, GameBatch, agents
-from patchwork_env.agents.az import AZAgent, AZPolicyAgent, parse_az_arg
+from patchwork_env.agents.az import LEAF_PLAYOUTS, AZAgent, AZPolicyAgent, parse_az_arg
 from patchwork_env.agents.az_net import AZNet, load_az_net, make_evaluator, save_az_net
 from patchwork_env.agents.az_search import GumbelSearch, considered_visits
 from patchwork_env.agents.model_file import ModelFileError, load_policy
@@ -148,6 +148,42 @@ def test_a_perfect_value_oracle_finds_the_only_winning_move(seat: int) -> None:
     assert (tree["mover"][1:] == seat).all()
 
 
+def know_nothing(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A network with a uniform prior and no opinion of any position (value 0)."""
+    return np.zeros(masks.shape, np.float32), np.zeros(len(obs), np.float32)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_leaf_playouts_alone_find_the_winning_move(seat: int) -> None:
+    # After the winning move the mover can only advance, and wins: its random playouts
+    # all win, while those of every other first move win at most sometimes. With
+    # playout_mix 1 the network, which knows nothing, counts for nothing.
+    game = end_game(seat)
+    search = GumbelSearch(1, simulations=8, max_considered=4, leaf_playouts=3, playout_mix=1.0)
+    r = search.run(game.batch.state.copy(), "default", know_nothing,
+                   np.random.default_rng(seat))
+    child = game.copy()
+    child.step(int(r.actions[0]))
+    assert solve(child, {}) == seat
+    tree = search.node_arrays(0)
+    chosen = np.flatnonzero((tree["parent"] == 0) & (tree["action"] == r.actions[0]))
+    assert tree["value0"][chosen].tolist() == [1.0 if seat == 0 else -1.0]
+    assert r.stats.playouts == 3 * r.stats.evaluations > 0
+
+
+def test_leaf_playouts_are_seeded_by_the_search_generator() -> None:
+    batch = midgame_batch(6, seed=11)
+    evaluate = make_evaluator(tiny_net())
+    runs = [GumbelSearch(len(batch), simulations=6, max_considered=4, leaf_playouts=2)
+            .run(batch.state.copy(), batch.rules, evaluate, np.random.default_rng(seed))
+            for seed in (3, 3, 4)]
+    np.testing.assert_array_equal(runs[0].root_values, runs[1].root_values)
+    assert not np.array_equal(runs[0].root_values, runs[2].root_values)
+    for bad in ({"leaf_playouts": -1}, {"playout_mix": 1.5}):
+        with pytest.raises(ValueError, match="leaf_playouts"):
+            GumbelSearch(1, **bad)
+
+
 def test_backups_are_signed_by_who_moved_not_by_depth() -> None:
     # player 0 far behind moves many times in a row, then player 1 takes over
     game = position(position=(0, 6), buttons=(20, 20), to_move=0)
@@ -236,7 +272,8 @@ def test_az_agents_play_legal_moves_in_a_batch(tmp_path) -> None:
     path = save_az_net(tiny_net(2), tmp_path / "net.pt")
     batch = midgame_batch(6, seed=8)
     rows = np.arange(len(batch))
-    for spec in (f"az:{path}:6", f"az:{path}", f"az:{path}:1", f"az-policy:{path}"):
+    for spec in (f"az:{path}:6", f"az:{path}", f"az:{path}:1", f"az-policy:{path}",
+                 f"az-playouts:{path}:6"):
         agent = agents.make(spec, seed=0)
         actions = agent.act(batch, rows)
         assert batch.legal_mask()[rows, actions].all(), spec
@@ -246,6 +283,11 @@ def test_az_agents_play_legal_moves_in_a_batch(tmp_path) -> None:
     first = search_agent.act(batch, rows)
     np.testing.assert_array_equal(first, agents.make(f"az:{path}:5").act(batch, rows))
     assert search_agent.last_stats.evaluations <= 5 * len(rows)
+    assert search_agent.last_stats.playouts == 0
+    mixed = agents.make(f"az-playouts:{path}:5", seed=0)
+    assert isinstance(mixed, AZAgent) and mixed.leaf_playouts == LEAF_PLAYOUTS
+    mixed.act(batch, rows)
+    assert mixed.last_stats.playouts == LEAF_PLAYOUTS * mixed.last_stats.evaluations
 
 
 @pytest.mark.parametrize(("spec", "message"), [

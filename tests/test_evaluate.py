@@ -114,5 +114,6 @@ def test_command_line_exit_status(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == ("error: unknown agent 'chess-engine': choose from random, greedy, "
                            "mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
-                           "az[:PATH][:SIMS], az-policy[:PATH], human\n")
+                           "az[:PATH][:SIMS], az-playouts[:PATH][:SIMS], az-policy[:PATH], "
+                           "human\n")
     assert done.stdout == ""

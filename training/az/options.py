@@ -44,6 +44,11 @@ class AZOptions:
     every_choice: bool = True
     """The search considers the best action of every choice of the turn (each slot,
     advancing) before second-best ones."""
+    leaf_playouts: int = 0
+    """Random playouts from each leaf the search evaluates, their mean result mixed into
+    the leaf's value (0: the network's value alone)."""
+    playout_mix: float = 0.5
+    """Weight of the leaf playouts' mean result in a leaf's value."""
     score_weight: float = 0.5
     """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
     score_scale: float = 20.0
@@ -117,14 +122,15 @@ class AZOptions:
         for name in positive:
             if getattr(self, name) < 1:
                 raise AZRunError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "threads", "seed", "playout_iterations", "eval_every"):
+        for name in ("simulations", "threads", "seed", "playout_iterations", "eval_every",
+                     "leaf_playouts"):
             if getattr(self, name) < 0:
                 raise AZRunError(f"{name} must not be negative, got {getattr(self, name)}")
         for name in ("learning_rate", "sample_reuse", "score_scale", "c_scale",
                      "teacher_epochs"):
             if not getattr(self, name) > 0:
                 raise AZRunError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("score_weight", "playout_weight"):
+        for name in ("score_weight", "playout_weight", "playout_mix"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AZRunError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.playouts < 1:

@@ -50,13 +50,18 @@ class SearchSettings:
     numba has several threads; see ``GumbelSearch``)."""
     every_choice: bool = True
     """Consider the best action of every choice of the turn (see ``GumbelSearch``)."""
+    leaf_playouts: int = 0
+    """Random playouts mixed into each evaluated leaf's value (see ``GumbelSearch``)."""
+    playout_mix: float = 0.5
+    """Their weight in the leaf's value."""
 
     def search(self) -> GumbelSearch:
         """A search sized for ``parallel_games``."""
         return GumbelSearch(self.parallel_games, self.simulations, self.max_considered,
                             self.top_k, self.gumbel_scale, self.c_visit, self.c_scale,
                             score_weight=self.score_weight, score_scale=self.score_scale,
-                            parallel=self.parallel, every_choice=self.every_choice)
+                            parallel=self.parallel, every_choice=self.every_choice,
+                            leaf_playouts=self.leaf_playouts, playout_mix=self.playout_mix)
 
 
 @dataclass
