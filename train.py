@@ -1,12 +1,18 @@
-"""Self-play training of a Patchwork agent with MaskablePPO.
+"""Self-play training of a Patchwork agent: search-guided (the default) or MaskablePPO.
 
-    python train.py                          # the default run, into runs/ppo-seed0
-    python train.py --total-steps 1000000    # a longer run
-    python train.py --resume runs/ppo-seed0  # continue a run that was stopped or killed
-    python train.py --algo az --help         # search-guided self-play
+    python train.py                          # the default run (search-guided), runs/az-seed0
+    python train.py --help                   # its flags
+    python train.py --algo ppo               # MaskablePPO's default run, runs/ppo-seed0
+    python train.py --algo ppo --help        # its flags
 
-The default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s on 2
-cores shared with other work (14 min of it imitating the teacher). A new run refuses a
+The search-guided trainer (``--algo az``, the default) lives in ``training/az``; its help
+describes it. The rest of this page is about MaskablePPO.
+
+    python train.py --algo ppo --total-steps 1000000    # a longer run
+    python train.py --algo ppo --resume runs/ppo-seed0  # continue a stopped or killed run
+
+MaskablePPO's default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s
+on 2 cores shared with other work (14 min of it imitating the teacher). A new run refuses a
 folder that holds another run unless --overwrite is given; a resumed run refuses a
 --total-steps it has already reached.
 
@@ -218,11 +224,11 @@ lack them."""
 # command line
 
 
-ALGOS = ("ppo", "az")
+ALGOS = ("az", "ppo")
 
 
 def split_algo(argv: list[str]) -> tuple[str, list[str]]:
-    """``(algo, the other arguments)`` from ``--algo NAME`` / ``--algo=NAME`` (``ppo`` when
+    """``(algo, the other arguments)`` from ``--algo NAME`` / ``--algo=NAME`` (``az`` when
     absent); exit 2 with one line for an unknown or missing name."""
     for i, arg in enumerate(argv):
         if arg == "--algo" or arg.startswith("--algo="):
@@ -234,13 +240,14 @@ def split_algo(argv: list[str]) -> tuple[str, list[str]]:
                 raise SystemExit(2)
             rest = argv[:i] + argv[i + (1 if "=" in arg else 2):]
             return name, rest
-    return "ppo", argv
+    return "az", argv
 
 
 def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
     """The options from the command line, and the names of those given explicitly."""
-    doc = "\n\n".join((__doc__ or "").split("\n\n")[:3])
-    parser = dataclass_parser(Options, "train.py", doc)
+    doc = "\n\n".join(["Self-play training of a Patchwork agent with MaskablePPO.",
+                        *(__doc__ or "").split("\n\n")[3:6]])
+    parser = dataclass_parser(Options, "train.py --algo ppo", doc)
     args = parser.parse_args(argv)
     given = given_fields(Options, args)
     try:
@@ -374,8 +381,8 @@ def train(run: Run, resumed_at: int | None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run ``train.py`` with the command line ``argv``; the exit status.
 
-    ``--algo ppo`` (the default) trains MaskablePPO as described above; ``--algo az`` runs
-    the search-guided trainer (``training/az``), whose flags ``--algo az --help`` lists.
+    ``--algo az`` (the default) runs the search-guided trainer (``training/az``), whose
+    flags ``--help`` lists; ``--algo ppo`` trains MaskablePPO as described above.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     algo, argv = split_algo(argv)

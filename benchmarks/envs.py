@@ -12,9 +12,10 @@
   vectorization_mode="vector_entry_point")``), the same loop, masks read from
   ``info["action_mask"]``.
 
-Each figure is the median of several timed repeats after a warm-up; VecEnv figures are
-given with numba limited to one thread and with all its threads. Prints a markdown table;
-asserts nothing. Usage: ``python benchmarks/envs.py [--quick]``.
+Each figure is the median of several timed repeats after a warm-up (the two AEC envs
+alternate, one round timing both, and their ratio is the median of the rounds' ratios);
+VecEnv figures are given with numba limited to one thread and with all its threads. Prints
+a markdown table; asserts nothing. Usage: ``python benchmarks/envs.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -104,6 +105,20 @@ def median_of(repeats: int, measure: Callable[[], float]) -> float:
     return float(np.median([measure() for _ in range(repeats)]))
 
 
+def paired_medians(repeats: int, ours: Callable[[], object], theirs: Callable[[], object],
+                   seconds: float) -> tuple[float, float, tuple[float, float, float]]:
+    """Both envs' median moves/s over ``repeats`` rounds that time one right after the
+    other, and the median (with the lowest and highest) of the rounds' ratios: on a shared
+    machine the load drifts, and a ratio within a round sees the same load on both."""
+    aec_moves_per_second(ours, seconds, 0)  # warm-up: compilation, caches
+    aec_moves_per_second(theirs, seconds, 0)
+    rounds = [(aec_moves_per_second(ours, seconds, r), aec_moves_per_second(theirs, seconds, r))
+              for r in range(repeats)]
+    pw, c4 = (float(np.median(column)) for column in zip(*rounds, strict=True))
+    per_round = [a / b for a, b in rounds]
+    return pw, c4, (float(np.median(per_round)), min(per_round), max(per_round))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timings")
@@ -120,11 +135,10 @@ def main() -> None:
              "raw_env (no wrappers)": (patchwork_env.raw_env, connect_four_raw_env)}
     ratios = {}
     for label, (ours, theirs) in pairs.items():
-        pw = median_of(repeats, lambda ours=ours: aec_moves_per_second(ours, seconds, 0))
-        c4 = median_of(repeats, lambda theirs=theirs: aec_moves_per_second(theirs, seconds, 0))
+        pw, c4, ratio = paired_medians(repeats, ours, theirs, seconds)
         rows.append((f"AEC random play, patchwork_v0 {label}", "moves/s", pw))
         rows.append((f"AEC random play, connect_four_v3 {label}", "moves/s", c4))
-        ratios[label] = pw / c4
+        ratios[label] = ratio
     for threads in sorted({1, all_threads}):
         numba.set_num_threads(threads)
         for n in (1, 64, 512):
@@ -147,8 +161,9 @@ def main() -> None:
     for name, unit, rate in rows:
         print(f"| {name} | {unit} | {rate:,.0f} |")
     print()
-    for label, ratio in ratios.items():
-        print(f"AEC patchwork_v0 / connect_four_v3, {label}: {ratio:.2f}x")
+    for label, (ratio, low, high) in ratios.items():
+        print(f"AEC patchwork_v0 / connect_four_v3, {label}: {ratio:.2f}x (median of "
+              f"{repeats} paired rounds; lowest {low:.2f}x, highest {high:.2f}x)")
 
 
 if __name__ == "__main__":

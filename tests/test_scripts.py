@@ -23,6 +23,8 @@ TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs",
         "--final-eval-games", "2", "--imitation-positions", "300", "--imitation-epochs", "1",
         "--threads", "1"]
 """A run small enough for a test: rollouts of 256 moves, two minibatches each."""
+PPO = ["--algo", "ppo"]
+"""The flag that picks MaskablePPO (``train.py`` runs the search-guided trainer by default)."""
 
 
 def run(script: str, *args: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -61,9 +63,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (folder / "tb" / "events.out.tfevents.1.old").write_bytes(b"old log")
     (folder / "notes.txt").write_text("mine")
     before = snapshot(folder)
-    refused = run("train.py", *TINY, "--total-steps", "300", cwd=cwd)
+    refused = run("train.py", *PPO, *TINY, "--total-steps", "300", cwd=cwd)
     after_refusal = snapshot(folder)
-    done = run("train.py", *TINY, "--total-steps", "300", "--overwrite", "--progress",
+    done = run("train.py", *PPO, *TINY, "--total-steps", "300", "--overwrite", "--progress",
                cwd=cwd, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return {"cwd": cwd, "folder": folder, "before": before, "refused": refused,
@@ -120,7 +122,8 @@ def test_resume_refuses_a_target_already_reached(tiny: dict[str, Any]) -> None:
     folder = tiny["folder"]
     before = snapshot(folder)
     for extra in ([], ["--total-steps", "400"]):
-        err = one_line_error(run("train.py", "--resume", str(folder), *extra, cwd=tiny["cwd"]))
+        err = one_line_error(run("train.py", *PPO, "--resume", str(folder), *extra,
+                                 cwd=tiny["cwd"]))
         assert "has done 512 steps" in err and "nothing to train" in err
         assert "--total-steps" in err
     assert snapshot(folder) == before
@@ -128,13 +131,13 @@ def test_resume_refuses_a_target_already_reached(tiny: dict[str, Any]) -> None:
 
 def test_a_bad_run_folder_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("")
-    err = one_line_error(run("train.py", *TINY, "--run-dir", "afile/run", cwd=tmp_path))
+    err = one_line_error(run("train.py", *PPO, *TINY, "--run-dir", "afile/run", cwd=tmp_path))
     assert "cannot create the folder afile/run" in err
     if Path("/proc").is_dir():  # a folder nobody may create
-        err = one_line_error(run("train.py", *TINY, "--run-dir", "/proc/nope", cwd=tmp_path))
+        err = one_line_error(run("train.py", *PPO, *TINY, "--run-dir", "/proc/nope", cwd=tmp_path))
         assert "/proc/nope" in err
     # refused after the folder was made (the --init file is missing): it is removed again
-    err = one_line_error(run("train.py", *TINY, "--run-dir", "new/deeper/run",
+    err = one_line_error(run("train.py", *PPO, *TINY, "--run-dir", "new/deeper/run",
                              "--init", "none.pt", cwd=tmp_path))
     assert "--init: no model file" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
@@ -173,7 +176,7 @@ def test_whole_numbers_may_be_written_in_e_notation() -> None:
 def test_bad_flags_exit_2_as_a_program(tmp_path: Path) -> None:
     for argv, message in ((["--seed", "-1"], "--seed must lie in"),
                           (["--n-envs", "100000000"], "moves per rollout would need about")):
-        err = one_line_error(run("train.py", *argv, cwd=tmp_path))
+        err = one_line_error(run("train.py", *PPO, *argv, cwd=tmp_path))
         assert message in err
     assert list(tmp_path.iterdir()) == []
 
@@ -192,12 +195,20 @@ def test_resume_with_another_run_dir_is_refused(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     import train
 
-    assert train.main(["--resume", str(tmp_path), "--run-dir", str(tmp_path / "b")]) == 2
+    assert train.main([*PPO, "--resume", str(tmp_path), "--run-dir", str(tmp_path / "b")]) == 2
     assert "drop --run-dir" in capsys.readouterr().err
 
 
+def test_train_py_trains_search_guided_unless_told_ppo() -> None:
+    import train
+
+    assert train.split_algo(["--iterations", "2"]) == ("az", ["--iterations", "2"])
+    assert train.split_algo(["--algo", "ppo", "--seed", "1"]) == ("ppo", ["--seed", "1"])
+    assert train.split_algo(["--algo=az"]) == ("az", [])
+
+
 def test_train_help_states_defaults_and_times(tmp_path: Path) -> None:
-    done = run("train.py", "--help", cwd=tmp_path)
+    done = run("train.py", *PPO, "--help", cwd=tmp_path)
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     assert "Show a progress bar. (default: --progress)" in text
@@ -375,7 +386,8 @@ def test_setup_runs_the_tests_first_and_builds_the_venv_once() -> None:
     assert tests < main_job
     assert "-m venv" in commands[tests] and "-m venv" not in commands[main_job]
     assert "pip install" not in commands[main_job]
-    assert "ppo:runs/ppo-seed0/best.pt" in commands[main_job]
+    assert "az-playouts:runs/az-seed0/net.pt:128" in commands[main_job]
+    assert "greedy mcts:100 --games 400" in commands[main_job]
     assert "final.zip" not in commands[main_job]
     assert "https://download.pytorch.org/whl/cpu" in text
 
@@ -387,6 +399,11 @@ def test_readme_time_figures_state_their_conditions() -> None:
     for figure in ("8 min 04 s", "29 min 45 s"):
         assert figure in train_text and figure in " ".join((train.__doc__ or "").split())
     assert "otherwise idle" in train_text and "shared with other work" in train_text
+    from patchwork_env.training.az.cli import DESCRIPTION
+
+    az_time = "8 min 39 s on 2 otherwise idle"
+    assert az_time in " ".join(section("Set up").split()) and az_time in " ".join(
+        DESCRIPTION.split())
 
 
 def test_every_picture_has_a_command_that_redraws_it() -> None:

@@ -43,10 +43,15 @@ TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs",
 """A run small enough for a test (the default net, narrow): 256 steps per update."""
 
 
+def train_ppo(argv: list[str]) -> int:
+    """``train.py --algo ppo`` with ``argv``; the exit status."""
+    return train.main(["--algo", "ppo", *argv])
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_dir = tmp_path_factory.mktemp("run")
-    assert train.main([*TINY, "--total-steps", "512", "--run-dir", str(run_dir)]) == 0
+    assert train_ppo([*TINY, "--total-steps", "512", "--run-dir", str(run_dir)]) == 0
     return run_dir
 
 
@@ -89,7 +94,7 @@ def test_resume_restores_steps_and_pool_then_plays_legal_moves(tiny_run: Path,
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "checkpoint.pt").write_bytes((tiny_run / "checkpoint.pt").read_bytes())
-    assert train.main(["--resume", str(copy), "--total-steps", "768", "--no-progress",
+    assert train_ppo(["--resume", str(copy), "--total-steps", "768", "--no-progress",
                        "--no-plot"]) == 0
     state = load_checkpoint(copy / "checkpoint.pt")
     assert state["steps"] == 768 and state["updates"] == 3
@@ -100,7 +105,7 @@ def test_same_seed_same_run(tmp_path: Path) -> None:
     weights = []
     for name in ("a", "b"):
         argv = [*TINY, "--total-steps", "256", "--run-dir", str(tmp_path / name), "--no-plot"]
-        assert train.main(argv) == 0
+        assert train_ppo(argv) == 0
         weights.append(load_checkpoint(tmp_path / name / "checkpoint.pt")["policy"])
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
 
@@ -118,22 +123,22 @@ def test_corrupt_checkpoint_is_refused(tiny_run: Path, tmp_path: Path, damage: s
     (tmp_path / "checkpoint.pt").write_bytes(bytes(data))
     with pytest.raises(CheckpointError):
         load_checkpoint(tmp_path / "checkpoint.pt")
-    assert train.main(["--resume", str(tmp_path), "--no-progress"]) == 2
+    assert train_ppo(["--resume", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("train.py: error:") and "\n" not in err
 
 
 def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert train.main(["--resume", str(tiny_run), "--hidden", "64"]) == 2
+    assert train_ppo(["--resume", str(tiny_run), "--hidden", "64"]) == 2
     assert "--hidden 64 (checkpoint: 32)" in capsys.readouterr().err
-    assert train.main(["--resume", str(tmp_path)]) == 2
+    assert train_ppo(["--resume", str(tmp_path)]) == 2
     assert "no checkpoint" in capsys.readouterr().err
 
     state = load_checkpoint(tiny_run / "checkpoint.pt")
     state["policy"] = small_policy().state_dict()  # another network's weights
     save_checkpoint(tmp_path / "checkpoint.pt", state)
-    assert train.main(["--resume", str(tmp_path)]) == 2
+    assert train_ppo(["--resume", str(tmp_path)]) == 2
     assert "does not fit this network" in capsys.readouterr().err
 
 
@@ -151,10 +156,10 @@ def test_init_from_another_network_or_no_file_is_refused(tiny_run: Path, tmp_pat
                                                          capsys: pytest.CaptureFixture[str]
                                                          ) -> None:
     wider = [*TINY, "--hidden", "64", "--run-dir", str(tmp_path / "a")]
-    assert train.main([*wider, "--init", str(tiny_run / "final.zip")]) == 2
+    assert train_ppo([*wider, "--init", str(tiny_run / "final.zip")]) == 2
     assert "holds another network than --net stencil --channels 8 --hidden 64" in (
         capsys.readouterr().err)
-    assert train.main([*TINY, "--run-dir", str(tmp_path / "b"),
+    assert train_ppo([*TINY, "--run-dir", str(tmp_path / "b"),
                        "--init", str(tmp_path / "none.zip")]) == 2
     assert "--init: no model file at" in capsys.readouterr().err
 

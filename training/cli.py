@@ -33,10 +33,11 @@ def field_docs(cls: type) -> dict[str, str]:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """Reports a bad command line in one line, exit status 2."""
+    """Reports a bad command line in one line, exit status 2, named by its program (the
+    first word of ``prog``: ``train.py --algo ppo`` errors as ``train.py``)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog.split()[0]}: error: {message} (see --help)\n")
 
 
 class _Switch(argparse.BooleanOptionalAction):
