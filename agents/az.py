@@ -11,7 +11,7 @@
   the network's evaluations stay within ``SIMS``, the playouts come on top.
 * ``az-policy[:PATH]``: the raw network, no search: its legal action of highest logit.
 
-Without ``PATH`` both play the network shipped with the package, :data:`DEFAULT_MODEL`
+Without ``PATH`` all three play the network shipped with the package, :data:`DEFAULT_MODEL`
 (``models/az.pt``; ``az:64`` is that network with 64 evaluations per move).
 """
 
