@@ -48,7 +48,7 @@ from patchwork_env.tables import RuleTables
 
 from . import az_tree as T
 from .az_kernels import BATCH_LOOPS, finish_roots, start_halving
-from .playouts import playout_values
+from .playouts import mixed_targets, playout_values
 
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``evaluate(observations (k, 1189) float32, masks (k, 2026) bool) -> (logits (k, 2026),
@@ -331,14 +331,14 @@ class GumbelSearch:
             raise ValueError(f"evaluate must return logits ({k}, {N_ACTIONS}) and values "
                              f"({k},), got {logits.shape} and {values.shape}")
         if self.leaf_playouts:
-            start = time.perf_counter()
+            now = time.perf_counter()
+            stats.tree_seconds += now - clock
             estimates = playout_values(leaf_states, rules, self.leaf_playouts,
                                        int(rng.integers(2**63)), *self.shaping)
-            values = ((1.0 - self.playout_mix) * values
-                      + self.playout_mix * estimates).astype(np.float32)
+            values = mixed_targets(values, estimates, self.playout_mix)
             stats.playouts += k * self.leaf_playouts
-            stats.playout_seconds += time.perf_counter() - start
-            clock += time.perf_counter() - start
+            clock = time.perf_counter()
+            stats.playout_seconds += clock - now
         self._loop("expand", k)(self.tree, rows, logits, values, self.params)
         stats.evaluations += k
         stats.network_calls += 1

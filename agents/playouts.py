@@ -35,3 +35,11 @@ def playout_values(states: np.ndarray, rules: Rules, playouts: int, seed: int,
     out = np.empty(n * playouts, np.float64)
     outcome_values(games.state, players, rules.bonus_points, score_weight, score_scale, out)
     return out.reshape(n, playouts).mean(axis=1).astype(np.float32)
+
+
+def mixed_targets(values: np.ndarray, estimates: np.ndarray, weight: float) -> np.ndarray:
+    """``weight * estimates + (1 - weight) * values``, as ``float32``: a value (the
+    network's, or a game's outcome) mixed with playout estimates."""
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"the playout weight must lie in [0, 1], got {weight}")
+    return (weight * estimates + (1.0 - weight) * values).astype(np.float32)

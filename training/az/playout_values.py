@@ -7,20 +7,12 @@ positions) is a label of its own for each position, and already a useful value: 
 Monte Carlo search with such playouts beats the greedy player. Early in a run the value
 target mixes this estimate with the game's outcome (:func:`mixed_targets`), and the mix
 moves towards the outcome as the network's own play takes over (see
-``AZOptions.playout_weight``).
+``AZOptions.playout_weight``). Both functions live with the search
+(:mod:`patchwork_env.agents.playouts`), which mixes the same estimates into its leaves.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from patchwork_env.agents.playouts import playout_values
+from patchwork_env.agents.playouts import mixed_targets, playout_values
 
 __all__ = ["mixed_targets", "playout_values"]
-
-
-def mixed_targets(outcomes: np.ndarray, estimates: np.ndarray, weight: float) -> np.ndarray:
-    """``weight * estimates + (1 - weight) * outcomes``, as ``float32``."""
-    if not 0.0 <= weight <= 1.0:
-        raise ValueError(f"the playout weight must lie in [0, 1], got {weight}")
-    return (weight * estimates + (1.0 - weight) * outcomes).astype(np.float32)
