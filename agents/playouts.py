@@ -5,7 +5,7 @@ Plain Monte Carlo search values its leaves this way, and beats the greedy player
 so. The search-guided agents use the same estimate in two places: mixed into the value
 of a search's leaves (``GumbelSearch(leaf_playouts=...)``, as AlphaGo mixed its value
 network with rollouts), and as an early value target in training
-(``training/az/playout_values.py``).
+(``training/az/value_targets.py``).
 """
 
 from __future__ import annotations

@@ -21,8 +21,12 @@ from patchwork_env.agents.stencils import (
 from patchwork_env.observation import observe
 from patchwork_env.rules import get_rules
 from patchwork_env.training.az import AZRunError, run_az
-from patchwork_env.training.az.playout_values import mixed_targets, playout_values
 from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
+from patchwork_env.training.az.value_targets import (
+    bootstrapped_targets,
+    mixed_targets,
+    playout_values,
+)
 from patchwork_env.training.az.warm_start import teacher_samples
 from patchwork_env.training.az.workers import WorkerPool, merge, shares
 from patchwork_env.training.checkpoint import load_checkpoint
@@ -126,6 +130,22 @@ def test_mixed_targets_weigh_the_estimate() -> None:
         mixed_targets(np.zeros(1), np.zeros(1), 1.5)
 
 
+def test_bootstrapped_targets_mix_in_the_search_value_of_searched_positions_only() -> None:
+    outcomes = np.array([1.0, -1.0, 1.0], np.float32)
+    searched = np.array([0.2, np.nan, -0.6], np.float32)  # the second move was forced
+    np.testing.assert_allclose(bootstrapped_targets(outcomes, searched, 0.5), [0.6, -1.0, 0.2])
+    np.testing.assert_array_equal(outcomes, [1.0, -1.0, 1.0])  # not changed in place
+
+
+def test_a_run_bootstraps_its_value_targets_from_the_search(tmp_path) -> None:
+    for weight, folder in ((0.0, "outcomes"), (1.0, "bootstrapped")):
+        run_az(tiny(tmp_path / folder, score_weight=0.0, root_value_weight=weight), log=None)
+    outcomes, bootstrapped = (load_checkpoint(tmp_path / f / "checkpoint.pt")["buffer"]["values"]
+                              for f in ("outcomes", "bootstrapped"))
+    assert set(np.unique(outcomes.numpy())) <= {-1.0, 1.0}
+    assert not set(np.unique(bootstrapped.numpy())) <= {-1.0, 1.0}
+
+
 def test_teacher_samples_hold_the_teachers_legal_moves() -> None:
     samples = teacher_samples("greedy", 200, seed=0, rules=RULES, score_weight=0.0,
                               score_scale=20.0, playout_weight=0.0, playouts=1)
@@ -170,6 +190,7 @@ def test_a_resumed_run_does_not_imitate_again(tmp_path) -> None:
     ({"eval_opponents": "greedy,nobody", "eval_every": 1}, "nobody"),
     ({"eval_games": 3, "eval_every": 1}, "eval_games"),
     ({"playout_weight": 1.5}, "playout_weight"),
+    ({"root_value_weight": -0.5}, "root_value_weight"),
     ({"workers": 0}, "workers"),
 ])
 def test_bad_options_are_refused_by_name(tmp_path, changes, message) -> None:

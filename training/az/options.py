@@ -60,6 +60,9 @@ class AZOptions:
     """Iterations over which the playout estimate's weight falls to 0."""
     playouts: int = 8
     """Random playouts per position for the playout estimate."""
+    root_value_weight: float = 0.0
+    """Weight of the search's value of each position in its value target (the rest is the
+    target above: outcome and playouts); forced moves, never searched, keep that target."""
     net: str = "shaped"
     """Network body: shaped (an MLP with a shape-aware placement head), mlp or stencil."""
     hidden: int = 256
@@ -130,7 +133,7 @@ class AZOptions:
                      "teacher_epochs"):
             if not getattr(self, name) > 0:
                 raise AZRunError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("score_weight", "playout_weight", "playout_mix"):
+        for name in ("score_weight", "playout_weight", "playout_mix", "root_value_weight"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AZRunError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         if self.playouts < 1:

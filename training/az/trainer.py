@@ -41,8 +41,8 @@ from .buffer import ReplayBuffer
 from .learner import Learner
 from .monitor import Monitor, evaluate_net
 from .options import AZOptions, AZRunError
-from .playout_values import mixed_targets, playout_values
 from .selfplay import SelfPlayWorker
+from .value_targets import bootstrapped_targets, mixed_targets, playout_values
 from .warm_start import imitate, teacher_samples
 from .workers import WorkerPool
 
@@ -160,6 +160,9 @@ class AZRun:
                                        score_scale=opts.score_scale)
             batch.values = mixed_targets(batch.values, estimates, weight)
         playout_s = time.perf_counter() - start
+        if opts.root_value_weight > 0:
+            batch.values = bootstrapped_targets(batch.values, batch.root_values,
+                                                opts.root_value_weight)
         self.buffer.add(batch)
         self.games += batch.games
         start = time.perf_counter()

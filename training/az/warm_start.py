@@ -24,8 +24,8 @@ from patchwork_env.training.imitation import demonstrations
 
 from .buffer import ReplayBuffer
 from .learner import Learner
-from .playout_values import mixed_targets, playout_values
 from .selfplay import SelfPlayBatch
+from .value_targets import mixed_targets, playout_values
 
 
 def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
