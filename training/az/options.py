@@ -12,6 +12,7 @@ from patchwork_env import agents
 from patchwork_env.agents.az_net import AZ_KINDS
 from patchwork_env.rules import get_rules
 
+from .ray_workers import import_ray
 from .selfplay import SearchSettings
 
 
@@ -108,6 +109,10 @@ class AZOptions:
     workers: int = 1
     """Self-play processes (each plays its share of the games with one torch thread; 1:
     self-play in the learner's process). The samples depend on this number."""
+    ray_address: str = ""
+    """Run the self-play workers (--workers of them) as Ray actors: local (Ray started on
+    this machine), auto or HOST:PORT (a running cluster); empty: processes of this
+    machine."""
     rules: str = "default"
     """Rule preset of the games."""
     run_dir: str = ""
@@ -146,6 +151,11 @@ class AZOptions:
             raise AZRunError(f"rules: {e}") from None
         if self.eval_every and (self.eval_games < 2 or self.eval_games % 2):
             raise AZRunError(f"eval_games must be even and at least 2, got {self.eval_games}")
+        if self.ray_address:
+            try:
+                import_ray()
+            except RuntimeError as e:
+                raise AZRunError(f"ray_address: {e}") from None
         if self.teacher and self.init:
             raise AZRunError("give a teacher or an init network, not both")
         for spec in self.opponents() + ([self.teacher] if self.teacher else []):

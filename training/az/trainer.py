@@ -41,6 +41,7 @@ from .buffer import ReplayBuffer
 from .learner import Learner
 from .monitor import Monitor, evaluate_net
 from .options import AZOptions, AZRunError
+from .ray_workers import RayWorkerPool
 from .selfplay import SelfPlayWorker
 from .value_targets import bootstrapped_targets, mixed_targets, playout_values
 from .warm_start import imitate, teacher_samples
@@ -50,7 +51,7 @@ CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"
 KIND = "az"
 RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
-                     "eval_games", "eval_opponents", "eval_evaluations")
+                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address")
 """Options a resumed run may change; any other difference from the checkpoint is refused."""
 
 
@@ -60,6 +61,17 @@ def _fresh_net(opts: AZOptions) -> AZNet:
     torch.manual_seed(opts.seed)
     return AZNet(layout(get_rules(opts.rules)).size, kind=opts.net, hidden=opts.hidden,
                  layers=opts.layers)
+
+
+def _self_play(net_config: dict[str, Any], opts: AZOptions
+               ) -> SelfPlayWorker | WorkerPool | RayWorkerPool:
+    """Where self-play runs: Ray actors, worker processes, or this process."""
+    if opts.ray_address:
+        return RayWorkerPool(net_config, opts.search_settings(), opts.workers,
+                             opts.ray_address)
+    if opts.workers > 1:
+        return WorkerPool(net_config, opts.search_settings(), opts.workers)
+    return SelfPlayWorker(net_config, opts.search_settings())
 
 
 def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None:
@@ -88,14 +100,12 @@ class AZRun:
         self.warm_started = False
         net = _fresh_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
-        self.worker: SelfPlayWorker | WorkerPool = (
-            SelfPlayWorker(net.config(), opts.search_settings()) if opts.workers == 1
-            else WorkerPool(net.config(), opts.search_settings(), opts.workers))
+        self.worker = _self_play(net.config(), opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
 
     def close(self) -> None:
         """Stop the self-play processes, if any."""
-        if isinstance(self.worker, WorkerPool):
+        if isinstance(self.worker, WorkerPool | RayWorkerPool):
             self.worker.close()
 
     # ----- checkpoints -----------------------------------------------------------------

@@ -33,6 +33,13 @@ def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> Self
     return _WORKER.generate(weights, n_games, seed)
 
 
+def worker_seeds(seed: int, n_workers: int) -> list[int]:
+    """The seed of each worker's share of an iteration seeded by ``seed`` (worker ``i``:
+    ``[seed, i]``), wherever the workers run."""
+    return [int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
+            for i in range(n_workers)]
+
+
 def shares(n_games: int, n_workers: int) -> list[int]:
     """How many of ``n_games`` each worker plays (as even as possible, none empty)."""
     n = min(n_games, n_workers)
@@ -54,10 +61,9 @@ class WorkerPool:
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
         """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``)."""
-        seeds = [int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
-                 for i in range(self.n_workers)]
         jobs = [self._pool.submit(_generate, weights, n, s)
-                for n, s in zip(shares(n_games, self.n_workers), seeds, strict=False)]
+                for n, s in zip(shares(n_games, self.n_workers),
+                                worker_seeds(seed, self.n_workers), strict=False)]
         return merge([job.result() for job in jobs])
 
     def close(self) -> None:
