@@ -37,9 +37,9 @@ DEFAULT_MODEL = AZ_MODEL
 PLAY_CONSIDERED = 4
 """Root actions the agents' search considers: with ``every_choice``, the best placement
 of each slot's patch and advancing, as the four-choice tree of ``mcts`` branches. With 128
-evaluations a move against ``mcts:100``, the shipped network's search won 55.5% of 400
-paired games with 4 considered and 4 edges kept at inner nodes, and 24.8% of 400 with the
-16 and 32 of self-play (which wants a wider policy target)."""
+evaluations a move against ``mcts:100``, the network shipped first (60 iterations) won
+55.5% of 400 paired games searching with 4 considered and 4 edges kept at inner nodes, and
+24.8% of 400 with the 16 and 32 that its self-play used."""
 PLAY_TOP_K = 4
 """Edges kept at the inner nodes of the agents' search (see :data:`PLAY_CONSIDERED`)."""
 LEAF_PLAYOUTS = 4
