@@ -29,7 +29,7 @@ from patchwork_env.training.az.value_targets import (
 )
 from patchwork_env.training.az.warm_start import teacher_samples
 from patchwork_env.training.az.workers import WorkerPool, merge, shares
-from patchwork_env.training.checkpoint import load_checkpoint
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
 from .positions import EMPTY, position
 from .test_az import tiny_options as tiny
@@ -182,6 +182,18 @@ def test_a_resumed_run_does_not_imitate_again(tmp_path) -> None:
     after = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
     per_iteration = after["learner"]["steps"] - steps["learner"]["steps"]
     assert 0 < per_iteration < steps["learner"]["steps"]
+
+
+def test_an_option_newer_than_the_checkpoint_resumes_only_at_its_default(tmp_path) -> None:
+    run_az(tiny(tmp_path / "run"), log=None)
+    path = tmp_path / "run" / "checkpoint.pt"
+    older = load_checkpoint(path)
+    del older["options"]["root_value_weight"]  # as written before the option existed
+    save_checkpoint(path, older)
+    with pytest.raises(CheckpointError, match="root_value_weight"):
+        run_az(tiny(tmp_path / "run", iterations=2, resume=True, root_value_weight=0.5),
+               log=None)
+    assert run_az(tiny(tmp_path / "run", iterations=2, resume=True), log=None)["iteration"] == 2
 
 
 @pytest.mark.parametrize(("changes", "message"), [

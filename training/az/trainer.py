@@ -78,7 +78,9 @@ def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None
     if saved.get("kind") != KIND:
         raise CheckpointError(f"{path} is not the checkpoint of a search-guided (az) run")
     given = dataclasses.asdict(opts)
-    changed = sorted(k for k, v in saved["options"].items()
+    # An option added after the checkpoint was written ran at its default there.
+    written = {**dataclasses.asdict(AZOptions()), **saved["options"]}
+    changed = sorted(k for k, v in written.items()
                      if k not in RESUMABLE_CHANGES and given.get(k) != v)
     if changed:
         raise CheckpointError(f"{path} was written with other options ({', '.join(changed)} "
