@@ -1,4 +1,4 @@
-"""Shared fixtures: the recorded games of ``tests/data/vectors``.
+"""Shared fixtures: the recorded games of ``tests/data/vectors``, and one local Ray.
 
 Each file holds recorded games with the full state after every move, one JSON object a
 line, compressed with xz (the format is described in ``tests/data/vectors/README.md``).
@@ -25,3 +25,15 @@ def load_vectors(name: str) -> list[dict[str, Any]]:
                     "(tests/data/vectors); restore them with git checkout")
     with lzma.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """One local Ray for the whole session, for the tests that need Ray (starting it takes
+    seconds). Once: Ray keeps the envs registered with Tune (``patchwork``) only in the
+    first Ray a process starts after the registration."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

@@ -24,16 +24,6 @@ needs_ray = pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed")
 SETTINGS = SearchSettings(simulations=3, max_considered=4, top_k=8, parallel_games=3)
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    """One local Ray for the module's tests (a pool uses a running Ray as it is)."""
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 @pytest.mark.skipif(HAS_RAY, reason="Ray is installed")
 def test_a_run_on_ray_without_ray_is_refused_by_name(tmp_path) -> None:
     with pytest.raises(AZRunError, match=r"ray_address: .*pip install"):

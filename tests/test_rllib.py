@@ -13,7 +13,6 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
 import gymnasium as gym
-import ray
 import torch
 from ray.rllib.core.columns import Columns
 
@@ -65,14 +64,6 @@ def play_through_env(seed: int, rng: np.random.Generator) -> None:
     assert infos == {a: {"scores": scores, "winner": winner, "illegal_move": False}
                      for a in pw.AGENTS}
     assert moves > 20 and env.illegal_moves == 0
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    """One local Ray for the module (starting it takes seconds), shut down at the end."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def test_the_env_passes_rllibs_own_check() -> None:
