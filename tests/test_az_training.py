@@ -196,6 +196,18 @@ def test_an_option_newer_than_the_checkpoint_resumes_only_at_its_default(tmp_pat
     assert run_az(tiny(tmp_path / "run", iterations=2, resume=True), log=None)["iteration"] == 2
 
 
+def test_a_run_started_from_a_network_resumes_without_its_file(tmp_path) -> None:
+    run_az(tiny(tmp_path / "first"), log=None)
+    start = tmp_path / "start.pt"
+    (tmp_path / "first" / "net.pt").rename(start)
+    run_az(tiny(tmp_path / "run", init=str(start)), log=None)
+    start.unlink()
+    row = run_az(tiny(tmp_path / "run", iterations=2, resume=True, init="elsewhere.pt"),
+                 log=None)
+    assert row["iteration"] == 2
+    assert load_checkpoint(tmp_path / "run" / "checkpoint.pt")["options"]["init"] == str(start)
+
+
 @pytest.mark.parametrize(("changes", "message"), [
     ({"teacher": "greedy", "init": "x.pt"}, "not both"),
     ({"teacher": "nobody"}, "nobody"),

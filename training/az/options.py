@@ -71,7 +71,8 @@ class AZOptions:
     layers: int = 2
     """Hidden layers of the mlp body."""
     init: str = ""
-    """An az network file to start from (default: fresh weights from the seed)."""
+    """An az network file to start from (default: fresh weights from the seed); read only
+    when the run starts, since a resumed run's network is its checkpoint's."""
     teacher: str = "greedy"
     """An agent spec whose play the network imitates before self-play (e.g. greedy; empty:
     none, start from a uniform prior); see training/az/warm_start.py."""

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from patchwork_env.agents.az_net import AZNet, load_az_net, save_az_net
+from patchwork_env.agents.az_net import AZNet, build_az_net, load_az_net, save_az_net
 from patchwork_env.observation import layout
 from patchwork_env.rules import get_rules
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -51,8 +51,9 @@ CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"
 KIND = "az"
 RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
-                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address")
-"""Options a resumed run may change; any other difference from the checkpoint is refused."""
+                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init")
+"""Options a resumed run may change; any other difference from the checkpoint is refused.
+(``init`` is read only when a run starts: a resumed run's network is its checkpoint's.)"""
 
 
 def _fresh_net(opts: AZOptions) -> AZNet:
@@ -61,6 +62,14 @@ def _fresh_net(opts: AZOptions) -> AZNet:
     torch.manual_seed(opts.seed)
     return AZNet(layout(get_rules(opts.rules)).size, kind=opts.net, hidden=opts.hidden,
                  layers=opts.layers)
+
+
+def _checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
+    """A fresh network of the shape the checkpoint at ``path`` holds (weights not loaded)."""
+    try:
+        return build_az_net(saved["net_config"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise CheckpointError(f"checkpoint {path} cannot be restored: {e}") from None
 
 
 def _self_play(net_config: dict[str, Any], opts: AZOptions
@@ -90,7 +99,8 @@ def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None
 class AZRun:
     """A run in memory: the worker, the learner, the buffer and the counters."""
 
-    def __init__(self, opts: AZOptions) -> None:
+    def __init__(self, opts: AZOptions, net: AZNet | None = None) -> None:
+        """A run of ``opts`` training ``net`` (by default the network ``opts`` start from)."""
         self.opts = opts
         self.dir = opts.folder()
         self.iteration = 0
@@ -100,7 +110,7 @@ class AZRun:
         self.wall_s = 0.0
         """Wall-clock seconds of the run so far, evaluations included, over resumes."""
         self.warm_started = False
-        net = _fresh_net(opts)
+        net = net if net is not None else _fresh_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
         self.worker = _self_play(net.config(), opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
@@ -217,6 +227,24 @@ def _claim(opts: AZOptions) -> Path:
     return folder
 
 
+def _open_run(opts: AZOptions, folder: Path) -> AZRun:
+    """The run to go on with: a fresh one, or with ``resume`` the one in its checkpoint."""
+    if not opts.resume:
+        return AZRun(opts)
+    path = folder / CHECKPOINT
+    saved = load_checkpoint(path)
+    _check_resumable(saved, opts, path)
+    # The run goes on recording the network it started from, whatever init says now.
+    opts = dataclasses.replace(opts, init=saved["options"].get("init", ""))
+    run = AZRun(opts, _checkpoint_net(saved, path))
+    try:
+        run.restore(saved, path)
+    except BaseException:
+        run.close()
+        raise
+    return run
+
+
 def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, continue) a search-guided training run up to
     ``opts.iterations``; returns its last metrics row (``{}`` if nothing was left to do).
@@ -231,16 +259,13 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     if opts.threads:
         torch.set_num_threads(opts.threads)
         numba.set_num_threads(min(opts.threads, numba.config.NUMBA_NUM_THREADS))
-    folder = _claim(opts)
-    run = AZRun(opts)
+    run = _open_run(opts, _claim(opts))
     try:
-        if opts.resume:
-            run.restore(load_checkpoint(folder / CHECKPOINT), folder / CHECKPOINT)
-        if opts.teacher and not run.warm_started:
+        if run.opts.teacher and not run.warm_started:
             result = run.warm_start(progress=log is not None)
             run.save()
             if log:
-                log(f"imitated {opts.teacher} on {opts.teacher_positions} positions "
+                log(f"imitated {run.opts.teacher} on {run.opts.teacher_positions} positions "
                     f"({result['steps']} steps): policy {result['policy']:.3f}, "
                     f"value {result['value']:.3f}")
         return _iterate(run, log)
