@@ -20,6 +20,7 @@ from .engine import GameBatch, random_setup
 from .game import Game
 from .kernels import OK, score, winner
 from .observation import SingleGameObserver, layout, observe_one
+from .one_game import PlaysOneGame
 from .render_modes import render_game
 from .rewards import check_reward, final_rewards
 from .rules import Rules, get_rules
@@ -31,7 +32,7 @@ RESET_OPTIONS = ("rules", "circle", "first_player")
 OBSERVATION_MODES = ("dict", "flat")
 
 
-class raw_env(AECEnv):
+class raw_env(PlaysOneGame, AECEnv):
     """
     # Patchwork
 
@@ -190,16 +191,6 @@ class raw_env(AECEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
-
-    @property
-    def game(self) -> Game:
-        """A copy of the current position."""
-        return self._live().copy()
-
-    def _live(self) -> Game:
-        if self._game is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self._game
 
     # ----- the AEC cycle ----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -67,6 +67,7 @@ from .actions import N_ACTIONS
 from .engine import GameBatch, random_setup
 from .game import Game
 from .observation import SingleGameObserver, layout, observe
+from .one_game import PlaysOneGame
 from .rewards import check_reward, final_rewards
 from .rules import get_rules
 from .validation import check_action, check_number, check_options
@@ -83,7 +84,7 @@ ENV_OPTIONS = ("rules", "reward", "score_scale", "illegal", "illegal_reward")
 RESET_OPTIONS = ("circle", "first_player")
 
 
-class PatchworkMultiAgentEnv(MultiAgentEnv):
+class PatchworkMultiAgentEnv(PlaysOneGame, MultiAgentEnv):
     """Patchwork for RLlib: two agents, the one behind on the time track to move.
 
     ``config`` (RLlib's ``env_config``) may give ``rules`` (a preset name or a
@@ -124,16 +125,6 @@ class PatchworkMultiAgentEnv(MultiAgentEnv):
         self._game: Game | None = None
         self._observer = SingleGameObserver(self.rules)
         self._over = True
-
-    @property
-    def game(self) -> Game:
-        """A copy of the current position."""
-        return self._live().copy()
-
-    def _live(self) -> Game:
-        if self._game is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self._game
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, Any]]:

@@ -23,7 +23,7 @@ CORE = {
                "serialize"],
     "views": ["observation", "render_common", "render_text", "render_rgb",
               "render", "game"],
-    "envs": ["rewards", "opponents", "duel", "render_modes", "gym_env", "vector_env",
+    "envs": ["rewards", "opponents", "duel", "render_modes", "one_game", "gym_env", "vector_env",
              "aec_raw", "aec", "sb3", "openspiel", "rllib", "__init__"],
 }
 FORBIDDEN_BELOW_ENVS = ("gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "torch")

@@ -48,7 +48,8 @@ class RayWorkerPool:
                  address: str = LOCAL, threads: int = 1) -> None:
         if n_workers < 1:
             raise ValueError(f"a Ray worker pool needs at least 1 worker, got {n_workers}")
-        ray = import_ray()
+        self._ray = ray = import_ray()
+        self._actors: list[Any] = []
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray and address == LOCAL:
             # More workers than cores share the cores, as worker processes would.
@@ -69,7 +70,7 @@ class RayWorkerPool:
                  ) -> SelfPlayBatch:
         """``n_games`` games split over the actors (actor ``i`` seeded as worker ``i`` of a
         process pool)."""
-        ray = import_ray()
+        ray = self._ray
         shared = ray.put(weights)
         jobs = [actor.generate.remote(shared, n, s)
                 for actor, n, s in zip(self._actors, shares(n_games, self.n_workers),
@@ -78,10 +79,9 @@ class RayWorkerPool:
 
     def close(self) -> None:
         """Stop the actors, and Ray if the pool started it."""
-        ray = import_ray()
-        for actor in getattr(self, "_actors", []):
-            ray.kill(actor)
+        for actor in self._actors:
+            self._ray.kill(actor)
         self._actors = []
         if self._owns_ray:
-            ray.shutdown()
+            self._ray.shutdown()
             self._owns_ray = False
