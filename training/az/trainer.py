@@ -131,11 +131,9 @@ class AZRun:
                              "warm_started": self.warm_started}}
 
     def restore(self, saved: dict[str, Any], path: Path) -> None:
-        """Continue from a checkpoint read from ``path``."""
-        _check_resumable(saved, self.opts, path)
+        """Continue from a checkpoint read from ``path``, whose options :func:`_open_run`
+        has checked and whose network this run was built with."""
         try:
-            if saved["net_config"] != self.learner.net.config():
-                raise ValueError("its network is not the one of these options")
             self.learner.load_state_dict(saved["learner"])
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])
