@@ -82,21 +82,26 @@ class AZAgent(Agent):
 
     ``evaluations``: at most this many network evaluations per move (the root's and
     ``evaluations - 1`` simulations). ``max_considered``, ``top_k``, ``every_choice``,
-    ``leaf_playouts``, ``playout_mix``: as in :class:`~.az_search.GumbelSearch` (the
-    playouts' seeds come from the agent's generator).
+    ``leaf_playouts``, ``playout_mix``, ``c_visit``, ``c_scale``, ``score_weight``: as in
+    :class:`~.az_search.GumbelSearch` (the playouts' seeds come from the agent's
+    generator).
     """
 
     def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
                  seed: int | None = None, max_considered: int = PLAY_CONSIDERED,
                  top_k: int = PLAY_TOP_K,
                  spec: str | None = None, every_choice: bool = True,
-                 leaf_playouts: int = 0, playout_mix: float = PLAYOUT_MIX) -> None:
+                 leaf_playouts: int = 0, playout_mix: float = PLAYOUT_MIX,
+                 c_visit: float = 50.0, c_scale: float = 0.1,
+                 score_weight: float = 0.0) -> None:
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
         self.evaluations = int(evaluations)
         self.max_considered, self.top_k = max_considered, top_k
         self.every_choice = every_choice
         self.leaf_playouts, self.playout_mix = int(leaf_playouts), float(playout_mix)
+        self.c_visit, self.c_scale = float(c_visit), float(c_scale)
+        self.score_weight = float(score_weight)
         self.spec = spec or f"az:{self.evaluations}"
         self._evaluate = make_evaluator(self.net)
         self._search: GumbelSearch | None = None
@@ -107,6 +112,8 @@ class AZAgent(Agent):
         if self._search is None or self._search.n_games < n:
             self._search = GumbelSearch(n, self.evaluations - 1, self.max_considered,
                                         self.top_k, gumbel_scale=0.0,
+                                        c_visit=self.c_visit, c_scale=self.c_scale,
+                                        score_weight=self.score_weight,
                                         every_choice=self.every_choice,
                                         leaf_playouts=self.leaf_playouts,
                                         playout_mix=self.playout_mix)

@@ -290,6 +290,18 @@ def test_az_agents_play_legal_moves_in_a_batch(tmp_path) -> None:
     assert mixed.last_stats.playouts == LEAF_PLAYOUTS * mixed.last_stats.evaluations
 
 
+def test_an_az_agent_searches_with_the_settings_it_is_given(tmp_path) -> None:
+    path = save_az_net(tiny_net(2), tmp_path / "net.pt")
+    batch = midgame_batch(3, seed=8)
+    agent = AZAgent(path, 5, seed=0, max_considered=2, top_k=3, c_visit=10.0, c_scale=1.0,
+                    score_weight=0.5)
+    agent.act(batch, np.arange(len(batch)))
+    search = agent._search
+    assert (search.max_considered, search.top_k) == (2, 3)
+    assert search.params[:2] == (10.0, 1.0) and search.shaping[0] == 0.5
+    assert search.gumbel_scale == 0.0  # the agents play without noise
+
+
 @pytest.mark.parametrize(("spec", "message"), [
     ("az:0", "at least 1"), ("az:missing.pt:64", "no model file"),
     ("az-policy:missing.pt", "no model file"), ("az:missing.pt", "no model file"),
