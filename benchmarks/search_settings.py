@@ -96,7 +96,8 @@ def main() -> None:
 
     seeds = setup_seeds(args.seed, args.games)
     shares = [s.tolist() for s in np.array_split(seeds, args.jobs) if len(s)]
-    print(f"az:{args.evaluations} ({args.model}) against {args.opponent}, {args.games} paired "
+    network = "the shipped network" if args.model == str(DEFAULT_MODEL) else args.model
+    print(f"az:{args.evaluations} ({network}) against {args.opponent}, {args.games} paired "
           f"games per setting\n")
     print("| setting | wins | win rate | 95% CI | mean score difference | seconds |")
     print("|---|---:|---:|---|---:|---:|")

@@ -432,3 +432,16 @@ def test_learning_curves_are_redrawn_from_kept_data(tiny: dict[str, Any], tmp_pa
     assert (tmp_path / "curve.png").read_bytes()[:8] == picture[:8] == b"\x89PNG\r\n\x1a\n"
     err = one_line_error(run("docs/make_learning_curve.py", "nowhere", "x", cwd=tmp_path))
     assert "no metrics at nowhere" in err
+
+
+def test_the_loss_curve_draws_consecutive_runs_from_their_kept_data(tmp_path: Path) -> None:
+    kept = [ROOT / "docs" / "az_continued_learning_curve.csv",
+            ROOT / "docs" / "az_finetuned_learning_curve.csv"]
+    out = tmp_path / "losses.png"
+    done = run("docs/make_loss_curve.py", f"{kept[0]}:1e-3", f"{kept[1]}:1e-4",
+               "--from-iteration", "121", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    missing = run("docs/make_loss_curve.py", "nowhere.csv:1e-3", "--out", str(out),
+                  cwd=tmp_path)
+    assert missing.returncode == 2 and "nowhere.csv" in missing.stderr
