@@ -109,7 +109,7 @@ def main() -> None:
                                    args.opponent, share, 2 * k + 1)
                        for k, share in enumerate(shares)]
             records = [r for f in futures for r in f.result()]
-            wins = sum(r.winner == r.seat_a for r in records)
+            wins = sum(r.a_won for r in records)
             low, high = wilson_interval(wins, len(records))
             diff = np.mean([r.score_a - r.score_b for r in records])
             print(f"| `{text}` | {wins}/{len(records)} | {wins / len(records):.1%} | "

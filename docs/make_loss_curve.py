@@ -5,8 +5,9 @@
         docs/az_finetuned_learning_curve.csv:1e-4 --from-iteration 121 \\
         --out docs/az_learning_rate_losses.png
 
-Each source is a run's ``metrics.csv`` with a label after the last colon; the second run's
-iterations are counted on from the first's last one. The picture has the policy loss (with
+Each source is a run's ``metrics.csv`` with its learning rate after the last colon (the
+legends name each line by it); the second run's iterations are counted on from the
+first's last one. The picture has the policy loss (with
 the improved-policy target's entropy, its floor) on the left and the value loss on the
 right, per iteration, a line per run.
 """
@@ -28,7 +29,7 @@ from patchwork_env.training.az.monitor import read_metrics
 def main(argv: list[str] | None = None) -> int:
     """Draw the picture; the exit status."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("sources", nargs="+", help="CSV:LABEL, in the order the runs ran")
+    parser.add_argument("sources", nargs="+", help="CSV:LEARNING_RATE, in the order the runs ran")
     parser.add_argument("--from-iteration", type=int, default=1,
                         help="first iteration drawn, counted over all the runs")
     parser.add_argument("--out", type=Path, required=True, help="the picture (.png)")
@@ -38,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     for source in args.sources:
         path, sep, label = source.rpartition(":")
         if not sep or not Path(path).is_file():
-            print(f"{source}: give an existing metrics CSV and a label, CSV:LABEL",
-                  file=sys.stderr)
+            print(f"{source}: give an existing metrics CSV and its learning rate, "
+                  "CSV:LEARNING_RATE", file=sys.stderr)
             return 2
         every = read_metrics(Path(path))
         rows = [r for r in every if int(r["iteration"]) + offset >= args.from_iteration]
