@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from patchwork_env.agents.az_net import build_az_net
 from patchwork_env.training.az import AZOptions
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.selfplay import SelfPlayWorker
+from patchwork_env.training.az.trainer import checkpoint_net, saved_options
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 
 CHECKPOINT = "checkpoint.pt"
@@ -67,9 +67,8 @@ def main() -> None:
     path = args.run_dir / CHECKPOINT if args.run_dir.is_dir() else args.run_dir
     try:
         saved = load_checkpoint(path)
-        options = {**dataclasses.asdict(AZOptions()), **saved["options"]}
-        opts = AZOptions(**options)
-        net = build_az_net(saved["net_config"])
+        opts = AZOptions(**saved_options(saved))
+        net = checkpoint_net(saved, path)
         net.load_state_dict(saved["learner"]["net"])
         buffer = ReplayBuffer(opts.buffer_size, opts.rules)
         buffer.load_state_dict(saved["buffer"])

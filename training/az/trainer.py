@@ -64,7 +64,13 @@ def _fresh_net(opts: AZOptions) -> AZNet:
                  layers=opts.layers)
 
 
-def _checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
+def saved_options(saved: dict[str, Any]) -> dict[str, Any]:
+    """The options a checkpoint was written with, as a dict of every option (one added
+    after the checkpoint was written ran at its default there)."""
+    return {**dataclasses.asdict(AZOptions()), **saved["options"]}
+
+
+def checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
     """A fresh network of the shape the checkpoint at ``path`` holds (weights not loaded)."""
     try:
         return build_az_net(saved["net_config"])
@@ -87,8 +93,7 @@ def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None
     if saved.get("kind") != KIND:
         raise CheckpointError(f"{path} is not the checkpoint of a search-guided (az) run")
     given = dataclasses.asdict(opts)
-    # An option added after the checkpoint was written ran at its default there.
-    written = {**dataclasses.asdict(AZOptions()), **saved["options"]}
+    written = saved_options(saved)
     changed = sorted(k for k, v in written.items()
                      if k not in RESUMABLE_CHANGES and given.get(k) != v)
     if changed:
@@ -234,7 +239,7 @@ def _open_run(opts: AZOptions, folder: Path) -> AZRun:
     _check_resumable(saved, opts, path)
     # The run goes on recording the network it started from, whatever init says now.
     opts = dataclasses.replace(opts, init=saved["options"].get("init", ""))
-    run = AZRun(opts, _checkpoint_net(saved, path))
+    run = AZRun(opts, checkpoint_net(saved, path))
     try:
         run.restore(saved, path)
     except BaseException:
