@@ -208,6 +208,29 @@ def test_a_run_started_from_a_network_resumes_without_its_file(tmp_path) -> None
     assert load_checkpoint(tmp_path / "run" / "checkpoint.pt")["options"]["init"] == str(start)
 
 
+def test_the_learning_rate_drops_after_each_of_its_iterations() -> None:
+    opts = tiny("unused", learning_rate=1e-3, lr_drops="2,4", lr_drop_factor=0.5)
+    rates = [opts.learning_rate_at(i) for i in range(6)]
+    assert rates == pytest.approx([1e-3, 1e-3, 5e-4, 5e-4, 2.5e-4, 2.5e-4])
+
+
+def test_a_run_records_and_steps_at_the_scheduled_learning_rate(tmp_path) -> None:
+    run_az(tiny(tmp_path / "run", iterations=2, lr_drops="1"), log=None)
+    with open(tmp_path / "run" / "metrics.csv") as f:
+        rates = [float(r["learning_rate"]) for r in csv.DictReader(f)]
+    assert rates == pytest.approx([1e-3, 1e-4])
+    saved = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert saved["learner"]["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
+
+
+def test_a_resumed_run_may_drop_its_learning_rate_only_after_what_it_trained(tmp_path) -> None:
+    run_az(tiny(tmp_path / "run", iterations=2), log=None)
+    with pytest.raises(CheckpointError, match="lr_drops"):
+        run_az(tiny(tmp_path / "run", iterations=3, resume=True, lr_drops="1"), log=None)
+    row = run_az(tiny(tmp_path / "run", iterations=3, resume=True, lr_drops="2"), log=None)
+    assert row["learning_rate"] == pytest.approx(1e-4)
+
+
 @pytest.mark.parametrize(("changes", "message"), [
     ({"teacher": "greedy", "init": "x.pt"}, "not both"),
     ({"teacher": "nobody"}, "nobody"),
@@ -216,6 +239,9 @@ def test_a_run_started_from_a_network_resumes_without_its_file(tmp_path) -> None
     ({"playout_weight": 1.5}, "playout_weight"),
     ({"root_value_weight": -0.5}, "root_value_weight"),
     ({"workers": 0}, "workers"),
+    ({"lr_drops": "10,x"}, "lr_drops"),
+    ({"lr_drops": "20,10"}, "lr_drops"),
+    ({"lr_drop_factor": 0.0}, "lr_drop_factor"),
 ])
 def test_bad_options_are_refused_by_name(tmp_path, changes, message) -> None:
     with pytest.raises(AZRunError, match=message):

@@ -31,6 +31,11 @@ class Learner:
                                            weight_decay=weight_decay)
         self.steps = 0
 
+    def set_learning_rate(self, learning_rate: float) -> None:
+        """Take the next steps at ``learning_rate``."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
+
     def losses(self, batch: TrainingBatch) -> dict[str, torch.Tensor]:
         """``policy`` (cross-entropy to the targets), ``value`` (squared error), ``total``
         and, for the record, ``target_entropy`` (the loss's floor)."""

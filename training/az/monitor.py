@@ -33,8 +33,8 @@ TENSORBOARD = "tb"
 EVAL_SEED = 1
 """The tournament seed of the evaluations during training (as for PPO runs)."""
 BASE_FIELDS = ("iteration", "games", "samples", "buffer", "learner_steps", "train_s", "wall_s",
-               "policy_loss", "value_loss", "target_entropy", "selfplay_s", "playout_s",
-               "learn_s", "positions_per_s", "evaluations_per_s", "tree_fraction",
+               "learning_rate", "policy_loss", "value_loss", "target_entropy", "selfplay_s",
+               "playout_s", "learn_s", "positions_per_s", "evaluations_per_s", "tree_fraction",
                "player0_wins", "mean_abs_score_diff")
 
 
@@ -91,7 +91,7 @@ class Monitor:
         """Add an iteration's row to the CSV, TensorBoard and the bar."""
         with open(self.path, "a", newline="") as f:
             csv.DictWriter(f, self.fields, extrasaction="ignore").writerow(
-                {k: f"{v:.4f}" if isinstance(v, float) else v for k, v in row.items()})
+                {k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
         step = int(row["iteration"])
         for key, value in row.items():
             if key != "iteration" and isinstance(value, int | float):

@@ -81,7 +81,13 @@ class AZOptions:
     teacher_epochs: float = 4.0
     """Passes over those positions."""
     learning_rate: float = 1e-3
-    """Adam's learning rate."""
+    """Adam's learning rate (before the first of lr_drops)."""
+    lr_drops: str = ""
+    """Comma-separated iterations after which the learning rate is multiplied by
+    lr_drop_factor (e.g. 250,290: the rate until iteration 250, a tenth of it to 290, a
+    hundredth after); a resumed run may add drops at iterations it has not trained yet."""
+    lr_drop_factor: float = 0.1
+    """What each of lr_drops multiplies the learning rate by."""
     weight_decay: float = 1e-4
     """Decoupled weight decay."""
     value_weight: float = 1.0
@@ -142,6 +148,9 @@ class AZOptions:
         for name in ("score_weight", "playout_weight", "playout_mix", "root_value_weight"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AZRunError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
+        if not 0.0 < self.lr_drop_factor <= 1.0:
+            raise AZRunError(f"lr_drop_factor must lie in (0, 1], got {self.lr_drop_factor}")
+        self.lr_drop_iterations()
         if self.playouts < 1:
             raise AZRunError(f"playouts must be at least 1, got {self.playouts}")
         if self.net not in AZ_KINDS:
@@ -174,6 +183,24 @@ class AZOptions:
         # The search's settings are the options of the same names.
         return SearchSettings(**{f.name: getattr(self, f.name) for f in fields(SearchSettings)
                                  if hasattr(self, f.name)})
+
+    def lr_drop_iterations(self) -> list[int]:
+        """The iterations of ``lr_drops``, increasing; :class:`AZRunError` if malformed."""
+        try:
+            drops = [int(x) for x in self.lr_drops.split(",") if x.strip()]
+        except ValueError:
+            raise AZRunError("lr_drops must be comma-separated iteration numbers, got "
+                             f"{self.lr_drops!r}") from None
+        if any(d < 1 for d in drops) or drops != sorted(set(drops)):
+            raise AZRunError(f"lr_drops must be increasing iterations of at least 1, got "
+                             f"{self.lr_drops!r}")
+        return drops
+
+    def learning_rate_at(self, iteration: int) -> float:
+        """The learning rate of ``iteration`` (counted from 0): ``learning_rate`` times
+        ``lr_drop_factor`` for each drop at or before it."""
+        passed = sum(1 for d in self.lr_drop_iterations() if d <= iteration)
+        return self.learning_rate * self.lr_drop_factor ** passed
 
     def playout_weight_at(self, iteration: int) -> float:
         """The playout estimate's weight in the value targets of ``iteration`` (from 0)."""

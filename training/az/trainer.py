@@ -51,9 +51,11 @@ CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"
 KIND = "az"
 RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
-                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init")
+                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init",
+                     "lr_drops")
 """Options a resumed run may change; any other difference from the checkpoint is refused.
-(``init`` is read only when a run starts: a resumed run's network is its checkpoint's.)"""
+(``init`` is read only when a run starts: a resumed run's network is its checkpoint's;
+``lr_drops`` only at iterations still to train.)"""
 
 
 def _fresh_net(opts: AZOptions) -> AZNet:
@@ -99,6 +101,11 @@ def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None
     if changed:
         raise CheckpointError(f"{path} was written with other options ({', '.join(changed)} "
                               "differ); resume with the run's own options")
+    done = int(saved.get("counters", {}).get("iteration", 0))
+    trained = dataclasses.replace(opts, lr_drops=written["lr_drops"]).lr_drop_iterations()
+    if [d for d in opts.lr_drop_iterations() if d < done] != [d for d in trained if d < done]:
+        raise CheckpointError(f"{path} has trained {done} iterations: lr_drops may change only "
+                              f"after them (the run's are {written['lr_drops'] or 'none'})")
 
 
 class AZRun:
@@ -191,6 +198,8 @@ class AZRun:
         self.buffer.add(batch)
         self.games += batch.games
         start = time.perf_counter()
+        learning_rate = opts.learning_rate_at(self.iteration)
+        self.learner.set_learning_rate(learning_rate)
         rng = np.random.default_rng([opts.seed, self.iteration, 1])
         steps = max(1, math.ceil(opts.sample_reuse * len(batch) / opts.batch_size))
         losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng, opts.augment))
@@ -202,7 +211,7 @@ class AZRun:
         split = st["tree_seconds"] + st["network_seconds"]
         return {"iteration": self.iteration, "games": self.games, "samples": self.buffer.added,
                 "buffer": len(self.buffer), "learner_steps": self.learner.steps,
-                "train_s": self.train_s,
+                "train_s": self.train_s, "learning_rate": learning_rate,
                 "policy_loss": float(np.mean([x["policy"] for x in losses])),
                 "value_loss": float(np.mean([x["value"] for x in losses])),
                 "target_entropy": float(np.mean([x["target_entropy"] for x in losses])),
