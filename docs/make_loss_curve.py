@@ -6,8 +6,8 @@
         --out docs/az_learning_rate_losses.png
 
 Each source is a run's ``metrics.csv`` with its learning rate after the last colon (the
-legends name each line by it); the second run's iterations are counted on from the
-first's last one. The picture has the policy loss (with
+legends name each line by it, so it may say more: ``1e-4 (run 4)``); each run's iterations
+are counted on from the previous one's last. The picture has the policy loss (with
 the improved-policy target's entropy, its floor) on the left and the value loss on the
 right, per iteration, a line per run.
 """

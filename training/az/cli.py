@@ -25,7 +25,7 @@ batch, and the network learns the search's improved policy and the games' outcom
 
 The default run (16 iterations of 256 games) took 8 min 39 s on 2 otherwise idle x86-64
 cores. A run imitates a teacher first (greedy by default) and mixes random-playout
-estimates into its first value targets; the shipped models/az.pt came from 350 iterations
+estimates into its first value targets; the shipped models/az.pt came from 456 iterations
 (see models/README.md for its commands, curves and results). MaskablePPO: train.py --algo
 ppo (its flags: train.py --algo ppo --help)."""
 
