@@ -20,6 +20,19 @@ class AZRunError(Exception):
     """A run folder or option that cannot be used as asked (the message is one line)."""
 
 
+def parse_lr_drops(text: str) -> list[int]:
+    """The iterations of an ``lr_drops`` text (``"100,150"``), increasing; :class:`AZRunError`
+    naming the text if it is not comma-separated, increasing iterations of at least 1."""
+    try:
+        drops = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise AZRunError(f"lr_drops must be comma-separated iteration numbers, got {text!r}"
+                         ) from None
+    if any(d < 1 for d in drops) or drops != sorted(set(drops)):
+        raise AZRunError(f"lr_drops must be increasing iterations of at least 1, got {text!r}")
+    return drops
+
+
 @dataclass
 class AZOptions:
     """Everything a search-guided run depends on."""
@@ -186,15 +199,7 @@ class AZOptions:
 
     def lr_drop_iterations(self) -> list[int]:
         """The iterations of ``lr_drops``, increasing; :class:`AZRunError` if malformed."""
-        try:
-            drops = [int(x) for x in self.lr_drops.split(",") if x.strip()]
-        except ValueError:
-            raise AZRunError("lr_drops must be comma-separated iteration numbers, got "
-                             f"{self.lr_drops!r}") from None
-        if any(d < 1 for d in drops) or drops != sorted(set(drops)):
-            raise AZRunError(f"lr_drops must be increasing iterations of at least 1, got "
-                             f"{self.lr_drops!r}")
-        return drops
+        return parse_lr_drops(self.lr_drops)
 
     def learning_rate_at(self, iteration: int) -> float:
         """The learning rate of ``iteration`` (counted from 0): ``learning_rate`` times

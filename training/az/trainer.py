@@ -40,7 +40,7 @@ from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, 
 from .buffer import ReplayBuffer
 from .learner import Learner
 from .monitor import Monitor, evaluate_net
-from .options import AZOptions, AZRunError
+from .options import AZOptions, AZRunError, parse_lr_drops
 from .ray_workers import RayWorkerPool
 from .selfplay import SelfPlayWorker
 from .value_targets import bootstrapped_targets, mixed_targets, playout_values
@@ -102,7 +102,7 @@ def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None
         raise CheckpointError(f"{path} was written with other options ({', '.join(changed)} "
                               "differ); resume with the run's own options")
     done = int(saved.get("counters", {}).get("iteration", 0))
-    trained = dataclasses.replace(opts, lr_drops=written["lr_drops"]).lr_drop_iterations()
+    trained = parse_lr_drops(written["lr_drops"])
     if [d for d in opts.lr_drop_iterations() if d < done] != [d for d in trained if d < done]:
         raise CheckpointError(f"{path} has trained {done} iterations: lr_drops may change only "
                               f"after them (the run's are {written['lr_drops'] or 'none'})")
