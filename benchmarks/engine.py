@@ -58,7 +58,7 @@ def throughput_table(seconds: float, repeats: int) -> list[tuple]:
             for n in BATCH_SIZES:
                 batch = GameBatch.new(n, seed=0)
                 rng = np.random.default_rng(0)
-                play_for(batch, mode, 0.2, rng)  # warm up (compiles on a first run)
+                play_for(batch, mode, min(0.2, seconds), rng)  # warm up (compiles at first)
                 runs = [play_for(batch, mode, seconds, rng) for _ in range(repeats)]
                 games = statistics.median(r[0] for r in runs)
                 plies = statistics.median(r[1] for r in runs)

@@ -15,7 +15,9 @@
 Each figure is the median of several timed repeats after a warm-up (the two AEC envs
 alternate, one round timing both, and their ratio is the median of the rounds' ratios);
 VecEnv figures are given with numba limited to one thread and with all its threads. Prints
-a markdown table; asserts nothing. Usage: ``python benchmarks/envs.py [--quick]``.
+a markdown table; asserts nothing. Usage: ``python benchmarks/envs.py [--quick]
+[--repeats N] [--seconds S] [--no-vector]``. connect_four_v3 draws with pygame, which the
+``dev`` extra installs (``pip install -e ".[dev]"``).
 """
 
 from __future__ import annotations
@@ -88,16 +90,25 @@ def vector_steps_per_second(n_envs: int, seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def _connect_four_module():
+    """PettingZoo's connect_four module; ``SystemExit`` with the fix if pygame is missing."""
+    try:
+        from pettingzoo.classic.connect_four import connect_four
+    except ModuleNotFoundError as e:
+        raise SystemExit(f"connect_four_v3 cannot be imported ({e}): install pygame, e.g. "
+                         'pip install -e ".[dev]"') from None
+    return connect_four
+
+
 def connect_four() -> object:
     """PettingZoo's connect_four_v3 as its registry builds it (the same standard wrappers)."""
+    _connect_four_module()
     return pettingzoo.make("aec", "classic/connect_four-v3")
 
 
 def connect_four_raw_env() -> object:
     """connect_four_v3 without PettingZoo's wrappers."""
-    from pettingzoo.classic.connect_four.connect_four import raw_env
-
-    return raw_env()
+    return _connect_four_module().raw_env()
 
 
 def median_of(repeats: int, measure: Callable[[], float]) -> float:
@@ -122,12 +133,17 @@ def paired_medians(repeats: int, ours: Callable[[], object], theirs: Callable[[]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timings")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="timed rounds per figure")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="length of one timed run (default 2, or 0.5 with --quick)")
     parser.add_argument("--no-vector", dest="vector", action="store_false",
                         help="skip the native Gymnasium vector env rows")
     args = parser.parse_args()
-    seconds = 0.5 if args.quick else 2.0
+    seconds = args.seconds if args.seconds is not None else 0.5 if args.quick else 2.0
     repeats = 3 if args.quick else args.repeats
+    if seconds <= 0 or repeats < 1:
+        parser.error("--seconds must be > 0 and --repeats >= 1")
+    connect_four_raw_env()  # fails early, with the fix, if connect_four_v3 cannot load
     all_threads = numba.get_num_threads()
 
     rows: list[tuple[str, str, float]] = []

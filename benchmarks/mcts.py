@@ -43,9 +43,10 @@ def sample_positions(k: int, seed: int) -> dict[str, GameBatch]:
     return out
 
 
-def search_rate(positions: GameBatch, simulations: int, seed: int) -> tuple[float, float, int]:
-    """Simulations per wall-clock second and per CPU second of ``mcts:simulations`` over the
-    positions, and the number of searches (positions with a choice to make)."""
+def search_time(positions: GameBatch, simulations: int, seed: int
+                ) -> tuple[float, float, float]:
+    """Simulations run by ``mcts:simulations`` over the positions (none where a position
+    leaves no choice), and the wall-clock and CPU seconds they took."""
     agent = MCTSAgent(str(simulations), seed=seed)
     searched = wall = cpu = 0.0
     for row in range(len(positions)):
@@ -54,7 +55,12 @@ def search_rate(positions: GameBatch, simulations: int, seed: int) -> tuple[floa
         wall += time.perf_counter() - start
         cpu += time.process_time() - start_cpu
         searched += agent.last_simulations
-    return searched / wall, searched / cpu, int(searched // simulations)
+    return searched, wall, cpu
+
+
+def per_second(count: float, seconds: float) -> str:
+    """``count / seconds`` for a table, or a dash where nothing was counted."""
+    return f"{count / seconds:,.0f}" if count and seconds > 0 else "-"
 
 
 def playout_rate(positions: GameBatch, repeats: int) -> float:
@@ -71,9 +77,11 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.simulations < 1 or args.positions < 1:
+        parser.error("--simulations and --positions must be at least 1")
     numba.set_num_threads(1)
     positions = sample_positions(args.positions, args.seed)
-    search_rate(positions["opening"][:1], 100, 0)  # compile / load the cached code
+    search_time(positions["opening"][:1], 100, 0)  # compile / load the cached code
     playout_rate(positions["opening"][:1], 1)
     print(f"MCTS on one core, {args.simulations} simulations per search; rates per second of"
           " wall-clock time and of CPU time (they differ when other programs share the core)")
@@ -81,14 +89,12 @@ def main() -> None:
           f"{'random playouts/s':>18}")
     sims = wall = cpu = 0.0
     for name, batch in positions.items():
-        rate, cpu_rate, n = search_rate(batch, args.simulations, args.seed)
-        sims += n * args.simulations
-        wall += n * args.simulations / rate
-        cpu += n * args.simulations / cpu_rate
-        print(f"{name:<8} {n:>8d} {rate:>12,.0f} {cpu_rate:>11,.0f} "
+        searched, seconds, cpu_seconds = search_time(batch, args.simulations, args.seed)
+        sims, wall, cpu = sims + searched, wall + seconds, cpu + cpu_seconds
+        print(f"{name:<8} {int(searched // args.simulations):>8d} "
+              f"{per_second(searched, seconds):>12} {per_second(searched, cpu_seconds):>11} "
               f"{playout_rate(batch, 500):>18,.0f}")
-    print(f"{'overall':<8} {'':>8} {sims / wall:>12,.0f} {sims / cpu:>11,.0f}")
-
+    print(f"{'overall':<8} {'':>8} {per_second(sims, wall):>12} {per_second(sims, cpu):>11}")
 
 if __name__ == "__main__":
     main()
