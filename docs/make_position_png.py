@@ -4,11 +4,12 @@ Each move buys a random affordable patch when one fits, packing it towards the t
 corner of the quilt the way people tend to sew, and advances otherwise; leather patches
 go on the first empty cell.
 
-    python docs/make_position_png.py
+    python docs/make_position_png.py [--out PATH]
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -37,13 +38,16 @@ def choose(game: Game, rng: np.random.Generator) -> int:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="the picture (default: %(default)s)")
+    args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     game = Game.new(seed=SEED)
     for _ in range(MOVES):
         game.step(choose(game, rng))
-    Image.fromarray(render_rgb(game)).save(OUT)
+    Image.fromarray(render_rgb(game)).save(args.out)
     print(game)
-    print(f"wrote {OUT.name}")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -445,3 +445,22 @@ def test_the_loss_curve_draws_consecutive_runs_from_their_kept_data(tmp_path: Pa
     missing = run("docs/make_loss_curve.py", "nowhere.csv:1e-3", "--out", str(out),
                   cwd=tmp_path)
     assert missing.returncode == 2 and "nowhere.csv" in missing.stderr
+
+
+def test_the_position_picture_is_drawn_where_asked(tmp_path: Path) -> None:
+    out = tmp_path / "position.png"
+    done = run("docs/make_position_png.py", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "to move" in done.stdout
+
+
+def test_the_time_to_strength_picture_redraws_from_its_kept_data(tmp_path: Path) -> None:
+    done = run("docs/make_time_to_strength.py", "--az",
+               str(ROOT / "docs" / "time_to_strength_az.csv"), "--ppo",
+               str(ROOT / "docs" / "time_to_strength_ppo.csv"), "--ppo-warm-start-min", "14.7",
+               "--into", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "time_to_strength.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "time_to_strength_az.csv").read_text() == \
+        (ROOT / "docs" / "time_to_strength_az.csv").read_text()
