@@ -41,31 +41,31 @@ class AZOptions:
     """Self-play + learning rounds to run (a resumed run continues up to this number)."""
     games_per_iteration: int = 256
     """Games of self-play per iteration."""
-    parallel_games: int = 256
+    parallel_games: int = SearchSettings.parallel_games
     """Games in flight at once: every network call evaluates one leaf of each."""
-    simulations: int = 32
+    simulations: int = SearchSettings.simulations
     """Simulations per move after the root's evaluation."""
-    max_considered: int = 16
+    max_considered: int = SearchSettings.max_considered
     """Root actions sampled by Gumbel-top-k for sequential halving."""
-    top_k: int = 32
+    top_k: int = SearchSettings.top_k
     """Legal actions kept (by prior) at inner nodes of the search."""
-    gumbel_scale: float = 1.0
+    gumbel_scale: float = SearchSettings.gumbel_scale
     """Scale of the root's Gumbel noise (0: no exploration)."""
-    c_visit: float = 50.0
+    c_visit: float = SearchSettings.c_visit
     """sigma(q) = (c_visit + max visits) * c_scale * q."""
-    c_scale: float = 0.1
+    c_scale: float = SearchSettings.c_scale
     """See c_visit."""
-    every_choice: bool = True
+    every_choice: bool = SearchSettings.every_choice
     """The search considers the best action of every choice of the turn (each slot,
     advancing) before second-best ones."""
-    leaf_playouts: int = 0
+    leaf_playouts: int = SearchSettings.leaf_playouts
     """Random playouts from each leaf the search evaluates, their mean result mixed into
     the leaf's value (0: the network's value alone)."""
-    playout_mix: float = 0.5
+    playout_mix: float = SearchSettings.playout_mix
     """Weight of the leaf playouts' mean result in a leaf's value."""
     score_weight: float = 0.5
     """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
-    score_scale: float = 20.0
+    score_scale: float = SearchSettings.score_scale
     """Score difference that counts as a full win in the shaped value."""
     playout_weight: float = 1.0
     """Weight, in the first iteration, of the random-playout estimate in the value target
@@ -133,7 +133,7 @@ class AZOptions:
     """Run the self-play workers (--workers of them) as Ray actors: local (Ray started on
     this machine), auto or HOST:PORT (a running cluster); empty: processes of this
     machine."""
-    rules: str = "default"
+    rules: str = SearchSettings.rules
     """Rule preset of the games."""
     run_dir: str = ""
     """Folder for the checkpoint, the network and the metrics (default: runs/az-seed<seed>)."""
