@@ -91,7 +91,8 @@ def vector_steps_per_second(n_envs: int, seconds: float, seed: int) -> float:
 
 
 def _connect_four_module():
-    """PettingZoo's connect_four module; ``SystemExit`` with the fix if pygame is missing."""
+    """PettingZoo's connect_four module; ``SystemExit`` naming the fix if it cannot load
+    (it needs pygame)."""
     try:
         from pettingzoo.classic.connect_four import connect_four
     except ModuleNotFoundError as e:
@@ -102,7 +103,6 @@ def _connect_four_module():
 
 def connect_four() -> object:
     """PettingZoo's connect_four_v3 as its registry builds it (the same standard wrappers)."""
-    _connect_four_module()
     return pettingzoo.make("aec", "classic/connect_four-v3")
 
 
@@ -143,7 +143,7 @@ def main() -> None:
     repeats = 3 if args.quick else args.repeats
     if seconds <= 0 or repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
-    connect_four_raw_env()  # fails early, with the fix, if connect_four_v3 cannot load
+    _connect_four_module()  # before any timing: a missing pygame stops it with the fix
     all_threads = numba.get_num_threads()
 
     rows: list[tuple[str, str, float]] = []

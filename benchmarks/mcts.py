@@ -96,5 +96,6 @@ def main() -> None:
               f"{playout_rate(batch, 500):>18,.0f}")
     print(f"{'overall':<8} {'':>8} {per_second(sims, wall):>12} {per_second(sims, cpu):>11}")
 
+
 if __name__ == "__main__":
     main()

@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from patchwork_env.training.az import run_az
 
 from .test_az import tiny_options
@@ -34,7 +32,6 @@ def test_engine_benchmark(tmp_path: Path) -> None:
 
 
 def test_env_benchmark_compares_with_connect_four(tmp_path: Path) -> None:
-    pytest.importorskip("pygame")
     out = bench("envs.py", "--seconds", "0.05", "--repeats", "1", cwd=tmp_path)
     assert "| AEC random play, connect_four_v3 raw_env (no wrappers) | moves/s |" in out
     assert "PatchworkVecEnv n_envs=512" in out
