@@ -4,7 +4,13 @@
   PettingZoo's ``connect_four_v3``, with the same loop (``last()``, a uniformly random legal
   action from the mask, ``step()``; finished agents' ``None`` steps are not counted); once
   with PettingZoo's standard wrappers (as ``env()`` and ``pettingzoo.make`` build them)
-  and once on the bare ``raw_env``, since the wrappers cost both games the same time.
+  and once on the bare ``raw_env``, since the wrappers cost both games the same time. The
+  random pick draws with Python's ``random`` (a numpy ``Generator`` takes about 1-2 µs
+  per scalar draw, which would be timed as the env's); finding the legal entries of
+  Patchwork's 2026-entry ``int8`` mask (``mask.nonzero()``) still costs about 4 µs a move,
+  more than half of the env's own cost.
+* AEC replay: the same games replayed from their recorded moves (``last()``, ``step()``,
+  no pick), so the figure is the env's own cost per move, without the random agent's.
 * ``PatchworkVecEnv`` (SB3) against the random opponent: learner steps per second (one
   step of one game) at several ``n_envs``, the learner's actions drawn by the engine's
   random sampler and :meth:`action_masks` read after every step, as MaskablePPO does.
@@ -16,8 +22,8 @@ Each figure is the median of several timed repeats after a warm-up (the two AEC 
 alternate, one round timing both, and their ratio is the median of the rounds' ratios);
 VecEnv figures are given with numba limited to one thread and with all its threads. Prints
 a markdown table; asserts nothing. Usage: ``python benchmarks/envs.py [--quick]
-[--repeats N] [--seconds S] [--no-vector]``. connect_four_v3 draws with pygame, which the
-``dev`` extra installs (``pip install -e ".[dev]"``).
+[--repeats N] [--seconds S] [--no-vector] [--aec-only]``. connect_four_v3 draws with
+pygame, which the ``dev`` extra installs (``pip install -e ".[dev]"``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
 import time
 from collections.abc import Callable
 
@@ -39,7 +46,7 @@ from patchwork_env.sb3 import PatchworkVecEnv
 def aec_moves_per_second(make_env: Callable[[], object], seconds: float, seed: int) -> float:
     """Random-play moves per second of an AEC env over whole games for ``seconds``."""
     env = make_env()
-    rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
     env.reset(seed=seed)
     moves = 0
     start = time.perf_counter()
@@ -49,10 +56,54 @@ def aec_moves_per_second(make_env: Callable[[], object], seconds: float, seed: i
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[pick.randrange(len(legal))]))
             moves += 1
         env.reset()
+    return moves / (time.perf_counter() - start)
+
+
+def record_random_games(make_env: Callable[[], object], games: int,
+                        seed: int) -> list[list[int]]:
+    """The moves of ``games`` whole random games, the first after ``reset(seed=seed)`` and
+    the others after plain ``reset()`` calls, as :func:`aec_replay_moves_per_second`
+    replays them."""
+    env = make_env()
+    pick = random.Random(seed)
+    recorded = []
+    for game in range(games):
+        env.reset(seed=seed) if game == 0 else env.reset()
+        moves = []
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            moves.append(int(legal[pick.randrange(len(legal))]))
+            env.step(moves[-1])
+        recorded.append(moves)
+    return recorded
+
+
+def aec_replay_moves_per_second(make_env: Callable[[], object], recorded: list[list[int]],
+                                seconds: float, seed: int) -> float:
+    """Moves per second of an AEC env replaying ``recorded`` games (from
+    :func:`record_random_games` with the same ``seed``) for at least ``seconds``: the
+    env's own cost, with no agent choosing."""
+    env = make_env()
+    moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for game, actions in enumerate(recorded):
+            env.reset(seed=seed) if game == 0 else env.reset()
+            replay = iter(actions)
+            for _ in env.agent_iter():
+                _, _, terminated, truncated, _ = env.last()
+                env.step(None if terminated or truncated else next(replay))
+            if next(replay, None) is not None:
+                raise RuntimeError("a replayed game ended before its recorded moves did")
+            moves += len(actions)
     return moves / (time.perf_counter() - start)
 
 
@@ -116,18 +167,30 @@ def median_of(repeats: int, measure: Callable[[], float]) -> float:
     return float(np.median([measure() for _ in range(repeats)]))
 
 
-def paired_medians(repeats: int, ours: Callable[[], object], theirs: Callable[[], object],
-                   seconds: float) -> tuple[float, float, tuple[float, float, float]]:
-    """Both envs' median moves/s over ``repeats`` rounds that time one right after the
-    other, and the median (with the lowest and highest) of the rounds' ratios: on a shared
-    machine the load drifts, and a ratio within a round sees the same load on both."""
-    aec_moves_per_second(ours, seconds, 0)  # warm-up: compilation, caches
-    aec_moves_per_second(theirs, seconds, 0)
-    rounds = [(aec_moves_per_second(ours, seconds, r), aec_moves_per_second(theirs, seconds, r))
-              for r in range(repeats)]
+def paired_medians(repeats: int, ours: Callable[[int], float], theirs: Callable[[int], float]
+                   ) -> tuple[float, float, tuple[float, float, float]]:
+    """Both measurements' medians over ``repeats`` rounds that time one right after the
+    other (each called with the round's seed), and the median (with the lowest and
+    highest) of the rounds' ratios: on a shared machine the load drifts, and a ratio within
+    a round sees the same load on both."""
+    ours(0), theirs(0)  # warm-up: compilation, caches
+    rounds = [(ours(r), theirs(r)) for r in range(repeats)]
     pw, c4 = (float(np.median(column)) for column in zip(*rounds, strict=True))
     per_round = [a / b for a, b in rounds]
     return pw, c4, (float(np.median(per_round)), min(per_round), max(per_round))
+
+
+def random_play(make_env: Callable[[], object], seconds: float) -> Callable[[int], float]:
+    """:func:`aec_moves_per_second` of ``make_env`` as a measurement of one seed."""
+    return lambda seed: aec_moves_per_second(make_env, seconds, seed)
+
+
+def replay(make_env: Callable[[], object], seconds: float,
+           games: int = 100) -> Callable[[int], float]:
+    """:func:`aec_replay_moves_per_second` of ``games`` random games of ``make_env``,
+    recorded once (seed 0), as a measurement (every round replays the same games)."""
+    recorded = record_random_games(make_env, games, 0)
+    return lambda _: aec_replay_moves_per_second(make_env, recorded, seconds, 0)
 
 
 def main() -> None:
@@ -138,6 +201,8 @@ def main() -> None:
                         help="length of one timed run (default 2, or 0.5 with --quick)")
     parser.add_argument("--no-vector", dest="vector", action="store_false",
                         help="skip the native Gymnasium vector env rows")
+    parser.add_argument("--aec-only", action="store_true",
+                        help="only the AEC rows (no VecEnv or vector env rows)")
     args = parser.parse_args()
     seconds = args.seconds if args.seconds is not None else 0.5 if args.quick else 2.0
     repeats = 3 if args.quick else args.repeats
@@ -150,12 +215,14 @@ def main() -> None:
     pairs = {"env()": (patchwork_env.env, connect_four),
              "raw_env (no wrappers)": (patchwork_env.raw_env, connect_four_raw_env)}
     ratios = {}
-    for label, (ours, theirs) in pairs.items():
-        pw, c4, ratio = paired_medians(repeats, ours, theirs, seconds)
-        rows.append((f"AEC random play, patchwork_v0 {label}", "moves/s", pw))
-        rows.append((f"AEC random play, connect_four_v3 {label}", "moves/s", c4))
-        ratios[label] = ratio
-    for threads in sorted({1, all_threads}):
+    for loop, measure in (("random play", random_play), ("replay", replay)):
+        for label, (ours, theirs) in pairs.items():
+            pw, c4, ratio = paired_medians(repeats, measure(ours, seconds),
+                                           measure(theirs, seconds))
+            rows.append((f"AEC {loop}, patchwork_v0 {label}", "moves/s", pw))
+            rows.append((f"AEC {loop}, connect_four_v3 {label}", "moves/s", c4))
+            ratios[f"{loop}, {label}"] = ratio
+    for threads in [] if args.aec_only else sorted({1, all_threads}):
         numba.set_num_threads(threads)
         for n in (1, 64, 512):
             rate = median_of(repeats, lambda n=n: vec_steps_per_second(n, seconds, 0))
