@@ -43,6 +43,25 @@ import patchwork_env
 from patchwork_env.sb3 import PatchworkVecEnv
 
 
+def play_random_game(env: object, pick: random.Random, record: list[int] | None = None) -> int:
+    """Play the AEC env's current game to its end with uniformly random legal moves drawn by
+    ``pick``; the number of moves (``None`` steps of finished agents not counted), each also
+    appended to ``record`` if given."""
+    moves = 0
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = obs["action_mask"].nonzero()[0]
+        action = int(legal[pick.randrange(len(legal))])
+        env.step(action)
+        moves += 1
+        if record is not None:
+            record.append(action)
+    return moves
+
+
 def aec_moves_per_second(make_env: Callable[[], object], seconds: float, seed: int) -> float:
     """Random-play moves per second of an AEC env over whole games for ``seconds``."""
     env = make_env()
@@ -51,14 +70,7 @@ def aec_moves_per_second(make_env: Callable[[], object], seconds: float, seed: i
     moves = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = obs["action_mask"].nonzero()[0]
-            env.step(int(legal[pick.randrange(len(legal))]))
-            moves += 1
+        moves += play_random_game(env, pick)
         env.reset()
     return moves / (time.perf_counter() - start)
 
@@ -70,19 +82,11 @@ def record_random_games(make_env: Callable[[], object], games: int,
     replays them."""
     env = make_env()
     pick = random.Random(seed)
-    recorded = []
+    recorded: list[list[int]] = []
     for game in range(games):
         env.reset(seed=seed) if game == 0 else env.reset()
-        moves = []
-        for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = obs["action_mask"].nonzero()[0]
-            moves.append(int(legal[pick.randrange(len(legal))]))
-            env.step(moves[-1])
-        recorded.append(moves)
+        recorded.append([])
+        play_random_game(env, pick, recorded[-1])
     return recorded
 
 
