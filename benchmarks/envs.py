@@ -3,7 +3,7 @@
 * AEC random play: moves per second through ``patchwork_env.env()`` and through
   PettingZoo's ``connect_four_v3``, with the same loop (``last()``, a uniformly random legal
   action from the mask, ``step()``; finished agents' ``None`` steps are not counted); once
-  with PettingZoo's standard wrappers (as ``env()`` and ``pettingzoo.make`` build them)
+  with PettingZoo's standard wrappers (as both games' ``env()`` build them)
   and once on the bare ``raw_env``, since the wrappers cost both games the same time. The
   random pick draws with Python's ``random`` (a numpy ``Generator`` takes about 1-2 µs
   per scalar draw, which would be timed as the env's); finding the legal entries of
@@ -37,7 +37,6 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
-import pettingzoo
 
 import patchwork_env
 from patchwork_env.sb3 import PatchworkVecEnv
@@ -157,8 +156,9 @@ def _connect_four_module():
 
 
 def connect_four() -> object:
-    """PettingZoo's connect_four_v3 as its registry builds it (the same standard wrappers)."""
-    return pettingzoo.make("aec", "classic/connect_four-v3")
+    """PettingZoo's connect_four_v3 as its ``env()`` builds it, with the standard wrappers
+    (``pettingzoo.make`` builds the same, where the PettingZoo has it)."""
+    return _connect_four_module().env()
 
 
 def connect_four_raw_env() -> object:
