@@ -35,6 +35,7 @@ def test_env_benchmark_compares_with_connect_four(tmp_path: Path) -> None:
     out = bench("envs.py", "--seconds", "0.05", "--repeats", "1", cwd=tmp_path)
     assert "| AEC random play, connect_four_v3 raw_env (no wrappers) | moves/s |" in out
     assert "PatchworkVecEnv n_envs=512" in out
+    assert "raw_env (no wrappers):" in out
     assert "random play, raw_env (no wrappers):" in out
     assert "| AEC replay, patchwork_v0 raw_env (no wrappers) | moves/s |" in out
     assert "replay, raw_env (no wrappers):" in out
