@@ -8,7 +8,7 @@
   random pick draws with Python's ``random`` (a numpy ``Generator`` takes about 1-2 µs
   per scalar draw, which would be timed as the env's); finding the legal entries of
   Patchwork's 2026-entry ``int8`` mask (``mask.nonzero()``) still costs about 4 µs a move,
-  more than half of the env's own cost.
+  about half of the env's own cost.
 * AEC replay: the same games replayed from their recorded moves (``last()``, ``step()``,
   no pick), so the figure is the env's own cost per move, without the random agent's.
 * ``PatchworkVecEnv`` (SB3) against the random opponent: learner steps per second (one
@@ -101,9 +101,12 @@ def aec_replay_moves_per_second(make_env: Callable[[], object], recorded: list[l
         for game, actions in enumerate(recorded):
             env.reset(seed=seed) if game == 0 else env.reset()
             replay = iter(actions)
-            for _ in env.agent_iter():
-                _, _, terminated, truncated, _ = env.last()
-                env.step(None if terminated or truncated else next(replay))
+            try:
+                for _ in env.agent_iter():
+                    _, _, terminated, truncated, _ = env.last()
+                    env.step(None if terminated or truncated else next(replay))
+            except StopIteration:
+                raise RuntimeError("a replayed game outlasted its recorded moves") from None
             if next(replay, None) is not None:
                 raise RuntimeError("a replayed game ended before its recorded moves did")
             moves += len(actions)
