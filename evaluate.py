@@ -49,18 +49,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchwork_env.agents.cli import (
-    ArgumentParser,
-    FolderError,
-    build_agent,
-    check_folder,
-    check_rules,
-    existing,
-    fail,
-    make_folder,
-    specs_help,
-)
-from patchwork_env.agents.report import (
+from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
+from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules, fail, specs_help
+from patchwork_env.evaluation.report import (
     pairings_table,
     plot_elo,
     plot_scores,
@@ -68,8 +59,8 @@ from patchwork_env.agents.report import (
     write_csv,
     write_json,
 )
-from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
-from patchwork_env.agents.tournament import MAX_GAMES, elo_table, round_robin
+from patchwork_env.evaluation.tournament import MAX_GAMES, elo_table, round_robin
+from patchwork_env.files.folders import FolderError, check_folder, existing, make_folder
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_GAMES = 100

@@ -19,7 +19,7 @@ folder that holds another run unless --overwrite is given; a resumed run refuses
 The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
 game, the opponent's moves played inside the env) against opponents drawn from a pool:
 frozen snapshots of itself, added every ``--snapshot-every`` updates, plus the ``random``
-and ``greedy`` players (see ``training/pool.py``). Every ``--eval-every`` steps it plays
+and ``greedy`` players (see ``training/ppo/pool.py``). Every ``--eval-every`` steps it plays
 paired-seat matches against ``random`` and ``greedy`` (the code of ``evaluate.py``).
 
 A run folder holds:
@@ -49,9 +49,8 @@ import torch
 from stable_baselines3.common.logger import configure
 
 from patchwork_env import agents
-from patchwork_env.agents.networks import NETS
-from patchwork_env.agents.tournament import MAX_GAMES
-from patchwork_env.training.callback import Trainer, end_step
+from patchwork_env.agents.ppo.networks import NETS
+from patchwork_env.evaluation.tournament import MAX_GAMES
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 from patchwork_env.training.cli import check_types, dataclass_parser, flag, given_fields
 from patchwork_env.training.evaluation import (
@@ -60,9 +59,10 @@ from patchwork_env.training.evaluation import (
     describe,
     evaluate_with_bar,
 )
-from patchwork_env.training.limits import check_memory
 from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
-from patchwork_env.training.run import Run
+from patchwork_env.training.ppo.callback import Trainer, end_step
+from patchwork_env.training.ppo.limits import check_memory
+from patchwork_env.training.ppo.run import Run
 from patchwork_env.training.run_folder import (
     RunFolderError,
     check_writable,
@@ -115,7 +115,7 @@ class Options:
     vf_coef: float = 0.5
     """Weight of the value loss."""
     net: str = "stencil"
-    """Policy network (see agents/networks.py): stencil (convolutions over the quilts,
+    """Policy network (see agents/ppo/networks.py): stencil (convolutions over the quilts,
     placements scored through each patch's shape), conv (placements as plain planes of
     logits) or mlp."""
     channels: int = 32

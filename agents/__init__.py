@@ -29,10 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from patchwork_env.opponents import AgentOpponent, Opponent, RandomOpponent
-
-from .base import Agent
-from .policy_agent import PolicyAgent
+from patchwork_env.agents.base import Agent
+from patchwork_env.agents.policy_agent import PolicyAgent
+from patchwork_env.envs.opponents import AgentOpponent, Opponent, RandomOpponent
 
 SPEC_HELP = ("random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
              "az[:PATH][:SIMS], az-playouts[:PATH][:SIMS], az-policy[:PATH], human")
@@ -43,26 +42,26 @@ class AgentSpecError(ValueError):
 
 
 def _random(arg: str | None, seed: int | None) -> Agent:
-    from .random_agent import RandomAgent
+    from patchwork_env.agents.random_agent import RandomAgent
 
     return RandomAgent(seed)
 
 
 def _greedy(arg: str | None, seed: int | None) -> Agent:
-    from .greedy import GreedyAgent
+    from patchwork_env.agents.greedy import GreedyAgent
 
     return GreedyAgent(seed)
 
 
 def _mcts(arg: str | None, seed: int | None) -> Agent:
-    from .mcts import MCTSAgent
+    from patchwork_env.agents.mcts.agent import MCTSAgent
 
     return MCTSAgent(arg or "400", seed)
 
 
 def _ppo(sample: bool) -> Callable[[str | None, int | None], Agent]:
     def build(arg: str | None, seed: int | None) -> Agent:
-        from .ppo import PPOAgent
+        from patchwork_env.agents.ppo.agent import PPOAgent
 
         return PPOAgent(arg, seed, deterministic=not sample)
 
@@ -70,25 +69,25 @@ def _ppo(sample: bool) -> Callable[[str | None, int | None], Agent]:
 
 
 def _az(arg: str | None, seed: int | None) -> Agent:
-    from .az import make_az
+    from patchwork_env.agents.az.agent import make_az
 
     return make_az(arg, seed)
 
 
 def _az_playouts(arg: str | None, seed: int | None) -> Agent:
-    from .az import make_az_playouts
+    from patchwork_env.agents.az.agent import make_az_playouts
 
     return make_az_playouts(arg, seed)
 
 
 def _az_policy(arg: str | None, seed: int | None) -> Agent:
-    from .az import make_az_policy
+    from patchwork_env.agents.az.agent import make_az_policy
 
     return make_az_policy(arg, seed)
 
 
 def _human(arg: str | None, seed: int | None) -> Agent:
-    from .human import HumanAgent
+    from patchwork_env.agents.human import HumanAgent
 
     return HumanAgent(seed)
 

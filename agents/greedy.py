@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from patchwork_env import GameBatch
-
-from .base import Agent, check_rows
-from .heuristic import DEFAULT_WEIGHTS, Weights, greedy_actions, rule_args
+from patchwork_env.agents.base import Agent, check_rows
+from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, greedy_actions, rule_args
 
 
 class GreedyAgent(Agent):

@@ -26,11 +26,10 @@ import numpy as np
 from numba import njit
 
 from patchwork_env import GameBatch
-from patchwork_env.actions import ADVANCE, LEATHER_BASE, N_SLOTS, SLOT_STRIDE
-from patchwork_env.kernels import apply_action
-from patchwork_env.tables import CELL_MASKS, LIST_CODE, LIST_MASK, LIST_START, PATCH_COST
-
-from .quilt_shape import best_square_cover, popcount, shape_features
+from patchwork_env.agents.quilt_shape import best_square_cover, popcount, shape_features
+from patchwork_env.data.actions import ADVANCE, LEATHER_BASE, N_SLOTS, SLOT_STRIDE
+from patchwork_env.data.tables import CELL_MASKS, LIST_CODE, LIST_MASK, LIST_START, PATCH_COST
+from patchwork_env.engine.kernels import apply_action
 
 
 class Weights(NamedTuple):

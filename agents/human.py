@@ -9,7 +9,7 @@ Commands at the prompt:
 * ``help``: this list; ``quit``: leave the game.
 
 The position is drawn so that it and the prompt fit the terminal: on a standard 80x24
-terminal as the compact screen of :func:`patchwork_env.render.render_text`, on a large one
+terminal as the compact screen of :func:`patchwork_env.views.render.render_text`, on a large one
 as the full picture. A line that is not a legal move is explained (which rule it breaks,
 and the nearest legal moves) and asked again; nothing is played until a legal move is typed.
 """
@@ -25,7 +25,8 @@ from typing import TextIO
 import numpy as np
 
 from patchwork_env import Game, GameBatch, format_action, parse_action
-from patchwork_env.actions import (
+from patchwork_env.agents.base import Agent, check_rows
+from patchwork_env.data.actions import (
     ADVANCE,
     LEATHER_BASE,
     N_CELLS,
@@ -36,11 +37,9 @@ from patchwork_env.actions import (
     cell_name,
     decode_action,
 )
-from patchwork_env.patches import PATCHES, Patch
-from patchwork_env.render import COMPACT_WIDTH, LAYOUTS, render_text
-from patchwork_env.rules import BOARD_SIZE
-
-from .base import Agent, check_rows
+from patchwork_env.data.patches import PATCHES, Patch
+from patchwork_env.data.rules import BOARD_SIZE
+from patchwork_env.views.render import COMPACT_WIDTH, LAYOUTS, render_text
 
 HELP = """\
 moves:  advance | buy slot S oO at CELL | leather at CELL

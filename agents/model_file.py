@@ -47,9 +47,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import FlattenExtractor
 from torch import nn
 
-from patchwork_env.actions import N_ACTIONS
-
-from .networks import NETS, FastMaskablePolicy, PatchworkPolicy
+from patchwork_env.agents.ppo.networks import NETS, FastMaskablePolicy, PatchworkPolicy
+from patchwork_env.data.actions import N_ACTIONS
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

@@ -4,7 +4,7 @@
 policy's most likely legal action, or one drawn from its distribution over the legal
 actions with a numpy generator (so a seeded player repeats its games). :class:`PolicyAgent`
 is that as an :class:`~.base.Agent`: it shows the policy what the learner saw in training,
-the ego-centric observation of :func:`patchwork_env.observation.observe` for the player to
+the ego-centric observation of :func:`patchwork_env.views.observation.observe` for the player to
 move. The ``ppo`` agent, the learner in training's evaluations and the snapshots of the
 self-play pool all play this way.
 
@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from patchwork_env import GameBatch
-from patchwork_env.observation import observe
-
-from .base import Agent, check_rows
+from patchwork_env.agents.base import Agent, check_rows
+from patchwork_env.views.observation import observe
 
 if TYPE_CHECKING:  # torch and sb3-contrib are imported when a policy is played, not before
     import torch
@@ -112,7 +111,7 @@ class PolicyAgent(Agent):
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
         if isinstance(model, str | os.PathLike):
-            from .model_file import load_policy
+            from patchwork_env.agents.model_file import load_policy
 
             policy, spec = load_policy(model), f"policy:{Path(model).name}"
         else:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from patchwork_env.bits import popcount as popcount
-from patchwork_env.bits import shift_down
-from patchwork_env.rules import BOARD_SIZE
-from patchwork_env.tables import FULL_QUILT, cells_to_words
+from patchwork_env.data.rules import BOARD_SIZE
+from patchwork_env.data.tables import FULL_QUILT, cells_to_words
+from patchwork_env.engine.bits import popcount as popcount
+from patchwork_env.engine.bits import shift_down
 
 _ROWS = range(BOARD_SIZE)
 _NOT_FIRST_COL = np.array(

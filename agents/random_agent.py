@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from patchwork_env import GameBatch
-
-from .base import Agent, check_rows
+from patchwork_env.agents.base import Agent, check_rows
 
 
 class RandomAgent(Agent):

@@ -15,11 +15,11 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from patchwork_env.actions import N_CELLS, N_ORIENTATIONS, N_SLOTS
-from patchwork_env.observation import CIRCLE_AT, PATCH_FEATURES, SHAPE_SIZE, SLOT_FEATURES
-from patchwork_env.patches import N_PATCHES, PATCHES
-from patchwork_env.rules import BOARD_SIZE
-from patchwork_env.tables import PLACEMENT_MASKS
+from patchwork_env.data.actions import N_CELLS, N_ORIENTATIONS, N_SLOTS
+from patchwork_env.data.patches import N_PATCHES, PATCHES
+from patchwork_env.data.rules import BOARD_SIZE
+from patchwork_env.data.tables import PLACEMENT_MASKS
+from patchwork_env.views.observation import CIRCLE_AT, PATCH_FEATURES, SHAPE_SIZE, SLOT_FEATURES
 
 
 def shape_tables() -> tuple[np.ndarray, np.ndarray]:

@@ -25,8 +25,8 @@ import numba
 import numpy as np
 
 from patchwork_env import Game, GameBatch
-from patchwork_env.engine import sample_legal
-from patchwork_env.kernels import STATE_DTYPE
+from patchwork_env.engine.batch import sample_legal
+from patchwork_env.engine.kernels import STATE_DTYPE
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 

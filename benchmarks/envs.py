@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 import patchwork_env
-from patchwork_env.sb3 import PatchworkVecEnv
+from patchwork_env.integrations.sb3 import PatchworkVecEnv
 
 
 def play_random_game(env: object, pick: random.Random, record: list[int] | None = None) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 
 from patchwork_env import GameBatch
 from patchwork_env.agents.greedy import GreedyAgent
-from patchwork_env.agents.mcts import MCTSAgent
+from patchwork_env.agents.mcts.agent import MCTSAgent
 
 STAGES = {"opening": 0.0, "middle": 0.4, "end": 0.75}
 """Stage name and how far into a game (share of its moves) its positions are taken."""

@@ -4,7 +4,7 @@
                                          [--opponent mcts:1000] [--games 200] [--jobs 2]
                                          [--seed 0] [--settings JSON [JSON ...]]
 
-Each setting is a JSON object of :class:`~patchwork_env.agents.az.AZAgent` options
+Each setting is a JSON object of :class:`~patchwork_env.agents.az.agent.AZAgent` options
 (``max_considered``, ``top_k``, ``c_visit``, ``c_scale``, ``score_weight``,
 ``leaf_playouts``, ``playout_mix``; ``{}`` is the agents' own search). For each, the
 network (the shipped one unless ``--model``) searches with ``--evaluations`` network
@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from patchwork_env.agents import make
-from patchwork_env.agents.arena import GameRecord, play_match
-from patchwork_env.agents.az import DEFAULT_MODEL, AZAgent
-from patchwork_env.agents.ratings import wilson_interval
-from patchwork_env.agents.tournament import setup_seeds
+from patchwork_env.agents.az.agent import DEFAULT_MODEL, AZAgent
+from patchwork_env.evaluation.arena import GameRecord, play_match
+from patchwork_env.evaluation.ratings import wilson_interval
+from patchwork_env.evaluation.tournament import setup_seeds
 
 OPTIONS = ("max_considered", "top_k", "c_visit", "c_scale", "score_weight", "leaf_playouts",
            "playout_mix")

@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
-from patchwork_env.agents.az_net import AZ_KINDS, AZNet, make_evaluator
-from patchwork_env.agents.az_search import GumbelSearch
+from patchwork_env.agents.az.net import AZ_KINDS, AZNet, make_evaluator
+from patchwork_env.agents.az.search import GumbelSearch
 from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
 
 

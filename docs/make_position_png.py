@@ -16,8 +16,8 @@ import numpy as np
 from PIL import Image
 
 from patchwork_env import ADVANCE, LEATHER_BASE, Game
-from patchwork_env.actions import SLOT_STRIDE
-from patchwork_env.render import render_rgb
+from patchwork_env.data.actions import SLOT_STRIDE
+from patchwork_env.views.render import render_rgb
 
 SEED = 7
 MOVES = 20

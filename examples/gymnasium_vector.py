@@ -18,7 +18,7 @@ import numpy as np
 
 import patchwork_env  # noqa: F401  (registers the environments)
 from patchwork_env.agents import make_opponent
-from patchwork_env.engine import sample_legal
+from patchwork_env.engine.batch import sample_legal
 
 
 def main() -> None:

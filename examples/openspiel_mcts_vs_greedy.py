@@ -26,7 +26,7 @@ except ImportError:
     raise SystemExit('this example needs OpenSpiel: pip install -e ".[openspiel]"') from None
 
 from patchwork_env import agents
-from patchwork_env import openspiel as pw
+from patchwork_env.integrations import openspiel as pw
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

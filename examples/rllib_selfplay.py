@@ -1,7 +1,7 @@
 """PPO self-play on Ray RLlib: one shared, action-masked policy plays both seats.
 
 Trains RLlib's PPO (new API stack) on the multi-agent env ``patchwork`` with
-``patchwork_env.rllib.MaskedPPOModule``; the policy mapping sends ``player_0`` and
+``patchwork_env.integrations.rllib.MaskedPPOModule``; the policy mapping sends ``player_0`` and
 ``player_1`` to the same module, so every move of every game trains it. After training,
 the policy plays a few games against ``random`` in the project's own engine (a ``Game``,
 not the RLlib env): the engine raises on an illegal move, so a finished run shows the
@@ -40,7 +40,7 @@ from typing import Any
 try:
     import ray
 
-    from patchwork_env import rllib as pw
+    from patchwork_env.integrations import rllib as pw
 except ImportError:
     raise SystemExit('this example needs Ray RLlib: pip install -e ".[rllib]"') from None
 

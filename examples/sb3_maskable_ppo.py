@@ -18,9 +18,9 @@ from pathlib import Path
 from sb3_contrib import MaskablePPO
 
 from patchwork_env.agents import PolicyAgent, make
-from patchwork_env.agents.arena import play_match
-from patchwork_env.agents.tournament import setup_seeds, summarise
-from patchwork_env.sb3 import PatchworkVecEnv
+from patchwork_env.evaluation.arena import play_match
+from patchwork_env.evaluation.tournament import setup_seeds, summarise
+from patchwork_env.integrations.sb3 import PatchworkVecEnv
 
 
 def main() -> None:

@@ -69,7 +69,7 @@ except ImportError:
     raise SystemExit('this example needs Tianshou: pip install -e ".[tianshou]"') from None
 
 import patchwork_env
-from patchwork_env.agents.ratings import wilson_interval
+from patchwork_env.evaluation.ratings import wilson_interval
 
 AGENTS = ("player_0", "player_1")
 

@@ -5,12 +5,12 @@
 >>> batch = patchwork_env.GameBatch.new(1024, seed=0)
 """
 
-from .actions import ADVANCE, LEATHER_BASE, N_ACTIONS, format_action, parse_action
-from .aec import env, raw_env
-from .engine import GameBatch
-from .game import Game
-from .patches import LEATHER, PATCHES, Patch
-from .rules import PRESETS, Rules, get_rules
+from patchwork_env.data.actions import ADVANCE, LEATHER_BASE, N_ACTIONS, format_action, parse_action
+from patchwork_env.data.patches import LEATHER, PATCHES, Patch
+from patchwork_env.data.rules import PRESETS, Rules, get_rules
+from patchwork_env.engine.batch import GameBatch
+from patchwork_env.envs.aec import env, raw_env
+from patchwork_env.views.game import Game
 
 __version__ = "0.1.0"
 
@@ -39,11 +39,11 @@ def _register() -> None:
     import pettingzoo
 
     gymnasium.register(id="patchwork_env/Patchwork-v0",
-                       entry_point="patchwork_env.gym_env:PatchworkEnv",
-                       vector_entry_point="patchwork_env.vector_env:PatchworkVectorEnv")
+                       entry_point="patchwork_env.envs.gym_env:PatchworkEnv",
+                       vector_entry_point="patchwork_env.envs.vector_env:PatchworkVectorEnv")
     if hasattr(pettingzoo, "register"):  # the registry exists from pettingzoo 1.27
         pettingzoo.register("aec", "patchwork_env/patchwork-v0",
-                            entry_point="patchwork_env.aec:env")
+                            entry_point="patchwork_env.envs.aec:env")
 
 
 _register()

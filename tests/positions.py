@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from patchwork_env import Game, GameBatch, Rules
-from patchwork_env.actions import N_CELLS
-from patchwork_env.kernels import STATE_DTYPE
-from patchwork_env.patches import LEATHER_ID
-from patchwork_env.tables import cells_to_words
+from patchwork_env.data.actions import N_CELLS
+from patchwork_env.data.patches import LEATHER_ID
+from patchwork_env.data.tables import cells_to_words
+from patchwork_env.engine.kernels import STATE_DTYPE
 
 EMPTY = "\n".join(["........."] * 9)
 FULL = "\n".join(["XXXXXXXXX"] * 9)

@@ -1,8 +1,10 @@
-"""The shape of the house: data flows one way, no module imports a layer above it, no
-import cycles, and the installed distribution adds only ``patchwork_env`` to site-packages.
+"""The shape of the house: each layer is a folder, data flows one way, no module imports a
+layer above it, there are no import cycles, folders and modules stay small, and the
+installed distribution adds only ``patchwork_env`` to site-packages.
 
-Layers, bottom to top: data → engine → views → envs → agents → training. Every module of
-the package is assigned a layer here; a new module fails the test until it is placed.
+Layers, bottom to top: files → data → engine → views → envs → integrations → agents → evaluation →
+training → cli. A module's layer is the folder it lives in, so a new module is placed by
+where it is saved.
 """
 
 from __future__ import annotations
@@ -16,30 +18,35 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["data", "engine", "views", "envs", "agents", "training", "models"]
-CORE = {
-    "data": ["patches", "rules", "actions", "tables", "validation"],
-    "engine": ["bits", "compiling", "kernels", "batch_kernels", "engine", "possible_states",
-               "serialize"],
-    "views": ["observation", "render_common", "render_text", "render_rgb",
-              "render", "game"],
-    "envs": ["rewards", "opponents", "duel", "render_modes", "one_game", "gym_env", "vector_env",
-             "aec_raw", "aec", "sb3", "openspiel", "rllib", "__init__"],
-}
+FOLDERS = {"patchwork_env": ROOT / "patchwork_env",
+           "patchwork_env.agents": ROOT / "agents",
+           "patchwork_env.evaluation": ROOT / "evaluation",
+           "patchwork_env.training": ROOT / "training",
+           "patchwork_env.cli": ROOT / "cli",
+           "patchwork_env.models": ROOT / "models"}
+"""Where each part of the installed package lives in the repository."""
+LAYERS = ["files", "data", "engine", "views", "envs", "integrations", "agents", "evaluation",
+          "training", "cli", "models"]
+"""The layers, bottom to top: each is a folder, ``patchwork_env/<layer>/`` for the first
+six and ``<layer>/`` at the repository's root for the rest."""
+TOP = {"patchwork_env": "envs"}
+"""Modules that are no folder's: the package's ``__init__`` gathers the public names of
+the layers up to the environments."""
 FORBIDDEN_BELOW_ENVS = ("gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "torch")
+MAX_MODULES_PER_FOLDER = 15
+MAX_LINES_PER_MODULE = 400
 
 
 def package_files() -> dict[str, Path]:
     """Module name -> file for every module of the installed package, as laid out in the
-    repository (``agents/`` and ``training/`` are ``patchwork_env.agents`` / ``.training``)."""
-    folders = {"patchwork_env": ROOT / "patchwork_env",
-               "patchwork_env.agents": ROOT / "agents",
-               "patchwork_env.training": ROOT / "training",
-               "patchwork_env.models": ROOT / "models"}
+    repository (``agents/`` is ``patchwork_env.agents``, and so on)."""
     modules = {}
-    for package, folder in folders.items():
+    for package, folder in FOLDERS.items():
         for path in sorted(folder.rglob("*.py")):
             parts = path.relative_to(folder).with_suffix("").parts
+            if package == "patchwork_env" and len(parts) > 1 and \
+                    f"patchwork_env.{parts[0]}" in FOLDERS:
+                continue
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             modules[".".join((package, *parts))] = path
@@ -47,17 +54,13 @@ def package_files() -> dict[str, Path]:
 
 
 def layer_of(module: str) -> str:
-    if module.startswith("patchwork_env.agents"):
-        return "agents"
-    if module.startswith("patchwork_env.training"):
-        return "training"
-    if module.startswith("patchwork_env.models"):
-        return "models"
-    stem = "__init__" if module == "patchwork_env" else module.split(".", 1)[1]
-    for layer, stems in CORE.items():
-        if stem in stems:
-            return layer
-    raise AssertionError(f"module {module} has no layer: add it to CORE in {__file__}")
+    """The layer of ``module``: the folder it lives in, right below ``patchwork_env``."""
+    if module in TOP:
+        return TOP[module]
+    layer = module.split(".")[1]
+    if layer not in LAYERS:
+        raise AssertionError(f"module {module} is in no layer's folder: {LAYERS}")
+    return layer
 
 
 def _type_checking_block(node: ast.AST) -> bool:
@@ -155,8 +158,9 @@ def test_the_engine_knows_no_framework(graph) -> None:
 def test_the_core_imports_without_agents_or_training() -> None:
     code = ("import sys; sys.modules['patchwork_env.agents'] = None; "
             "sys.modules['patchwork_env.training'] = None; "
-            "import patchwork_env, patchwork_env.gym_env, patchwork_env.vector_env, "
-            "patchwork_env.aec, patchwork_env.opponents; print('ok')")
+            "sys.modules['patchwork_env.evaluation'] = None; "
+            "import patchwork_env, patchwork_env.envs.gym_env, patchwork_env.envs.vector_env, "
+            "patchwork_env.envs.aec, patchwork_env.envs.opponents; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT / "tests", timeout=300)
     assert done.stdout.strip() == "ok", done.stderr
@@ -172,5 +176,30 @@ def test_the_wheel_installs_only_patchwork_names(tmp_path: Path) -> None:
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"patchwork_env"}, top
     for must in ("patchwork_env/agents/__init__.py", "patchwork_env/training/__init__.py",
+                 "patchwork_env/evaluation/__init__.py", "patchwork_env/cli/play.py",
+                 "patchwork_env/agents/az/search.py", "patchwork_env/engine/kernels.py",
                  "patchwork_env/models/ppo.pt", "patchwork_env/py.typed"):
         assert must in names
+
+
+def test_every_folder_of_the_package_is_a_package() -> None:
+    missing = [str(folder.relative_to(ROOT)) for top in FOLDERS.values()
+               for folder in [top, *top.rglob("*")]
+               if folder.is_dir() and any(folder.glob("*.py"))
+               and not (folder / "__init__.py").exists()]
+    assert not missing, missing
+
+
+def test_no_folder_holds_more_than_about_fifteen_modules() -> None:
+    crowded = {str(folder.relative_to(ROOT)): n for top in FOLDERS.values()
+               for folder in [top, *top.rglob("*")] if folder.is_dir()
+               if (n := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER}
+    assert not crowded, crowded
+
+
+def test_no_module_is_over_four_hundred_lines() -> None:
+    files = [*package_files().values(), *ROOT.glob("*.py"), *ROOT.glob("benchmarks/*.py"),
+             *ROOT.glob("examples/*.py"), *ROOT.glob("tests/**/*.py")]
+    long = {str(p.relative_to(ROOT)): n for p in files
+            if (n := len(p.read_text().splitlines())) > MAX_LINES_PER_MODULE}
+    assert not long, long

@@ -2,4 +2,4 @@
 the opponent pool, the warm start by imitation, evaluation, the callback around PPO's
 updates, metrics, checkpoints and exported policies, the limits a run's options must keep
 to, and the command line. (The policy networks live in the agents layer,
-``agents/networks.py``, because playing a saved model needs them too.)"""
+``agents/ppo/networks.py``, because playing a saved model needs them too.)"""

@@ -25,7 +25,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from patchwork_env.agents.model_file import save_policy
-from patchwork_env.agents.networks import FastMaskablePolicy
+from patchwork_env.agents.ppo.networks import FastMaskablePolicy
 
 MAGIC = b"patchwork-env checkpoint\n"
 FORMAT_VERSION = 1

@@ -17,9 +17,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from tqdm import tqdm
 
 from patchwork_env import GameBatch, agents
-from patchwork_env.agents.arena import GameRecord, play_match
 from patchwork_env.agents.policy_agent import PolicyAgent
-from patchwork_env.agents.tournament import Pairing, setup_seeds, summarise
+from patchwork_env.evaluation.arena import GameRecord, play_match
+from patchwork_env.evaluation.tournament import Pairing, setup_seeds, summarise
 
 EVAL_SEED = 1
 """The tournament seed of the evaluations during training."""

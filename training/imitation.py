@@ -20,10 +20,10 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from patchwork_env import GameBatch, agents
-from patchwork_env.engine import sample_legal
-from patchwork_env.observation import observe_batch
-from patchwork_env.rewards import final_rewards
-from patchwork_env.rules import Rules
+from patchwork_env.data.rules import Rules
+from patchwork_env.engine.batch import sample_legal
+from patchwork_env.envs.rewards import final_rewards
+from patchwork_env.views.observation import observe_batch
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from patchwork_env.agents.cli import FolderError, make_folder, remove_folders
+from patchwork_env.files.folders import FolderError, make_folder, remove_folders
 
 RUN_FILES = ("checkpoint.pt", "best.pt", "best.zip", "final.pt", "final.zip", "metrics.csv",
              "learning_curve.png")

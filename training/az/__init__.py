@@ -10,7 +10,7 @@ augmentation), :mod:`.learner` (the gradient step), :mod:`.monitor` (metrics, Te
 evaluations, the learning curve) and :mod:`.trainer` (the loop and its checkpoints).
 """
 
-from .options import AZOptions, AZRunError
-from .trainer import run_az
+from patchwork_env.training.az.options import AZOptions, AZRunError
+from patchwork_env.training.az.trainer import run_az
 
 __all__ = ["AZOptions", "AZRunError", "run_az"]

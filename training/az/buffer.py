@@ -20,12 +20,11 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
-from patchwork_env.kernels import STATE_DTYPE
-from patchwork_env.observation import observe
-from patchwork_env.rules import Rules, get_rules
-
-from .selfplay import SelfPlayBatch
-from .symmetry import SYMMETRIES, transform_actions, transform_states
+from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.training.az.selfplay import SelfPlayBatch
+from patchwork_env.training.az.symmetry import SYMMETRIES, transform_actions, transform_states
+from patchwork_env.views.observation import observe
 
 
 @dataclass

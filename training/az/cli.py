@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import sys
 
+from patchwork_env.training.az.options import AZOptions, AZRunError
+from patchwork_env.training.az.trainer import NET_FILE, run_az
 from patchwork_env.training.checkpoint import CheckpointError
 from patchwork_env.training.cli import dataclass_parser
-
-from .options import AZOptions, AZRunError
-from .trainer import NET_FILE, run_az
 
 DESCRIPTION = """\
 Search-guided self-play (AlphaZero with Gumbel search) on the batch engine: many games

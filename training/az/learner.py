@@ -14,9 +14,8 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from patchwork_env.agents.az_net import AZNet
-
-from .buffer import TrainingBatch
+from patchwork_env.agents.az.net import AZNet
+from patchwork_env.training.az.buffer import TrainingBatch
 
 
 class Learner:

@@ -22,10 +22,10 @@ import numpy as np
 from tqdm import tqdm
 
 from patchwork_env import agents
-from patchwork_env.agents.arena import play_match
-from patchwork_env.agents.az import AZAgent, AZPolicyAgent
-from patchwork_env.agents.az_net import AZNet
-from patchwork_env.agents.tournament import setup_seeds, summarise
+from patchwork_env.agents.az.agent import AZAgent, AZPolicyAgent
+from patchwork_env.agents.az.net import AZNet
+from patchwork_env.evaluation.arena import play_match
+from patchwork_env.evaluation.tournament import setup_seeds, summarise
 
 METRICS = "metrics.csv"
 CURVE = "learning_curve.png"

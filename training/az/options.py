@@ -9,11 +9,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from patchwork_env import agents
-from patchwork_env.agents.az_net import AZ_KINDS
-from patchwork_env.rules import get_rules
-
-from .ray_workers import import_ray
-from .selfplay import SearchSettings
+from patchwork_env.agents.az.net import AZ_KINDS
+from patchwork_env.data.rules import get_rules
+from patchwork_env.training.az.ray_workers import import_ray
+from patchwork_env.training.az.selfplay import SearchSettings
 
 
 class AZRunError(Exception):

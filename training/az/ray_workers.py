@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from .selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
-from .workers import merge, shares, worker_seeds
+from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
+from patchwork_env.training.az.workers import merge, shares, worker_seeds
 
 LOCAL = "local"
 """The address that starts Ray on this machine for the run."""

@@ -23,16 +23,16 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
-from patchwork_env.agents.az_net import AZNet, build_az_net, make_evaluator
-from patchwork_env.agents.az_search import GumbelSearch
-from patchwork_env.agents.az_tree import outcome_values
-from patchwork_env.kernels import STATE_DTYPE
-from patchwork_env.rules import get_rules
+from patchwork_env.agents.az.net import AZNet, build_az_net, make_evaluator
+from patchwork_env.agents.az.search import GumbelSearch
+from patchwork_env.agents.az.tree import outcome_values
+from patchwork_env.data.rules import get_rules
+from patchwork_env.engine.kernels import STATE_DTYPE
 
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """How self-play searches (see :class:`~patchwork_env.agents.az_search.GumbelSearch`)."""
+    """How self-play searches (see :class:`~patchwork_env.agents.az.search.GumbelSearch`)."""
 
     simulations: int = 32
     max_considered: int = 16
@@ -68,7 +68,7 @@ class SearchSettings:
 class SelfPlayBatch:
     """The samples of some finished games (one per position searched, forced moves too).
 
-    The policy targets are CSR rows as in :class:`~patchwork_env.agents.az_search.SearchResult`.
+    The policy targets are CSR rows as in :class:`~patchwork_env.agents.az.search.SearchResult`.
     """
 
     states: np.ndarray

@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from patchwork_env.actions import (
+from patchwork_env.data.actions import (
     LEATHER_BASE,
     N_ACTIONS,
     N_BUY_ACTIONS,
@@ -29,10 +29,10 @@ from patchwork_env.actions import (
     N_ORIENTATIONS,
     SLOT_STRIDE,
 )
-from patchwork_env.kernels import STATE_DTYPE
-from patchwork_env.patches import N_PATCHES
-from patchwork_env.rules import BOARD_SIZE
-from patchwork_env.tables import PLACEMENT_LEGAL, PLACEMENT_MASKS
+from patchwork_env.data.patches import N_PATCHES
+from patchwork_env.data.rules import BOARD_SIZE
+from patchwork_env.data.tables import PLACEMENT_LEGAL, PLACEMENT_MASKS
+from patchwork_env.engine.kernels import STATE_DTYPE
 
 SYMMETRIES = 8
 """Symmetries of the square board: 4 rotations, each with or without a mirror."""
@@ -92,7 +92,7 @@ def transform_states(states: np.ndarray, symmetry: np.ndarray | int) -> np.ndarr
     """A copy of the ``(N,) STATE_DTYPE`` records with both quilts of row ``i`` (and
     which patch lies on each cell) moved by ``symmetry[i]``; nothing else changes."""
     if not isinstance(states, np.ndarray) or states.dtype != STATE_DTYPE or states.ndim != 1:
-        raise TypeError("states must be a 1-D array of patchwork_env.kernels.STATE_DTYPE")
+        raise TypeError("states must be a 1-D array of patchwork_env.engine.kernels.STATE_DTYPE")
     sym = _check_symmetry(symmetry, len(states))
     out = states.copy()
     out["quilt"] = _pack(_permute(_unpack(states["quilt"]), sym))

@@ -32,20 +32,23 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from patchwork_env.agents.az_net import AZNet, build_az_net, load_az_net, save_az_net
-from patchwork_env.observation import layout
-from patchwork_env.rules import get_rules
+from patchwork_env.agents.az.net import AZNet, build_az_net, load_az_net, save_az_net
+from patchwork_env.data.rules import get_rules
+from patchwork_env.training.az.buffer import ReplayBuffer
+from patchwork_env.training.az.learner import Learner
+from patchwork_env.training.az.monitor import Monitor, evaluate_net
+from patchwork_env.training.az.options import AZOptions, AZRunError, parse_lr_drops
+from patchwork_env.training.az.ray_workers import RayWorkerPool
+from patchwork_env.training.az.selfplay import SelfPlayWorker
+from patchwork_env.training.az.value_targets import (
+    bootstrapped_targets,
+    mixed_targets,
+    playout_values,
+)
+from patchwork_env.training.az.warm_start import imitate, teacher_samples
+from patchwork_env.training.az.workers import WorkerPool
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-
-from .buffer import ReplayBuffer
-from .learner import Learner
-from .monitor import Monitor, evaluate_net
-from .options import AZOptions, AZRunError, parse_lr_drops
-from .ray_workers import RayWorkerPool
-from .selfplay import SelfPlayWorker
-from .value_targets import bootstrapped_targets, mixed_targets, playout_values
-from .warm_start import imitate, teacher_samples
-from .workers import WorkerPool
+from patchwork_env.views.observation import layout
 
 CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"

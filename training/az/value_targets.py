@@ -2,13 +2,13 @@
 
 A fresh network knows nothing, and the outcome of one self-play game is a noisy label for
 every position of that game. The mean result of ``k`` random playouts from a position
-(:func:`~patchwork_env.agents.playouts.playout_values`, one compiled call for thousands of
+(:func:`~patchwork_env.agents.az.playouts.playout_values`, one compiled call for thousands of
 positions) is a label of its own for each position, and already a useful value: plain
 Monte Carlo search with such playouts beats the greedy player. Early in a run the value
 target mixes this estimate with the game's outcome (:func:`mixed_targets`), and the mix
 moves towards the outcome as the network's own play takes over (see
 ``AZOptions.playout_weight``). Both functions live with the search
-(:mod:`patchwork_env.agents.playouts`), which mixes the same estimates into its leaves.
+(:mod:`patchwork_env.agents.az.playouts`), which mixes the same estimates into its leaves.
 
 The search's value of each position it searched (the root's value after its simulations)
 is another label with less noise than one game's outcome; :func:`bootstrapped_targets`
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from patchwork_env.agents.playouts import mixed_targets, playout_values
+from patchwork_env.agents.az.playouts import mixed_targets, playout_values
 
 
 def bootstrapped_targets(values: np.ndarray, root_values: np.ndarray, weight: float

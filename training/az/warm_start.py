@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from patchwork_env.agents.az_tree import outcome_values
-from patchwork_env.rules import Rules
+from patchwork_env.agents.az.tree import outcome_values
+from patchwork_env.data.rules import Rules
+from patchwork_env.training.az.buffer import ReplayBuffer
+from patchwork_env.training.az.learner import Learner
+from patchwork_env.training.az.selfplay import SelfPlayBatch
+from patchwork_env.training.az.value_targets import mixed_targets, playout_values
 from patchwork_env.training.imitation import demonstrations
-
-from .buffer import ReplayBuffer
-from .learner import Learner
-from .selfplay import SelfPlayBatch
-from .value_targets import mixed_targets, playout_values
 
 
 def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
+from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
 
 _WORKER: SelfPlayWorker | None = None
 

@@ -1,0 +1,214 @@
+"""The network of the search-guided (AlphaZero-style) agents: an observation in, the 2026
+prior logits and a value in [-1, 1] for the player to move out.
+
+Two bodies (``kind``):
+
+* ``"mlp"`` (the default): ``layers`` fully connected ReLU layers of ``hidden`` units over
+  the 1189-value observation, a linear policy head and a ``tanh`` value head. Cheap on a
+  CPU, which is what self-play with many evaluations per move needs.
+* ``"shaped"``: the same MLP trunk with a shape-aware placement head: from the trunk's
+  features, ``maps`` per-cell maps (and the player's own quilt and the board), mixed per
+  slot into a map of what covering a cell is worth and one of what touching it is worth;
+  a placement's logit sums them over the cells the patch would cover and touch
+  (:mod:`.stencils`). About as cheap as ``"mlp"``, and it learns placements far faster.
+* ``"stencil"``: the convolutional trunk and shape-aware placement head of
+  :class:`.networks.StencilNet` (whose placement logits sum learned per-cell maps over the
+  cells a patch would cover), with a ``tanh`` value head on its value features.
+
+A network file is the project's pickle-free policy file (see :mod:`.model_file`): the same
+envelope (``format``, ``version``, ``config``, ``state_dict``, ``sha256``), with the
+config's ``net`` naming ``"az-mlp"`` or ``"az-stencil"``. :func:`save_az_net` writes one
+atomically, :func:`load_az_net` reads it back and checks it; the ``ppo`` loader refuses
+such a file with a one-line error, as it is not a MaskablePPO policy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from patchwork_env.agents.model_file import ModelFileError, read_policy_file, write_policy_file
+from patchwork_env.agents.stencils import patch_keys, placement_sums, placement_tables, slot_patches
+from patchwork_env.data.actions import N_ACTIONS, N_CELLS, N_SLOTS
+from patchwork_env.data.rules import BOARD_SIZE
+from patchwork_env.views.observation import QUILTS_AT
+
+OBSERVATION_SIZE = 1189
+"""The observation size under the default rules (the networks take any size)."""
+MASKED_LOGIT = -1e9
+"""The logit of an illegal action when a mask is given (finite, so that a cross-entropy
+against a target of 0 there stays 0)."""
+NET_PREFIX = "az-"
+AZ_KINDS = ("mlp", "shaped", "stencil")
+
+
+class AZNet(nn.Module):
+    """Policy logits and value of an observation (see the module docstring).
+
+    ``forward(obs, mask=None) -> (logits (N, 2026), value (N,))``; with a mask, illegal
+    actions get :data:`MASKED_LOGIT`.
+    """
+
+    def __init__(self, obs_size: int = OBSERVATION_SIZE, kind: str = "mlp", hidden: int = 256,
+                 layers: int = 2, channels: int = 32, blocks: int = 4, maps: int = 16) -> None:
+        super().__init__()
+        if kind not in AZ_KINDS:
+            raise ValueError(f"unknown az network kind {kind!r}: choose from {AZ_KINDS}")
+        if hidden < 1 or layers < 1:
+            raise ValueError("an az network needs hidden >= 1 and layers >= 1")
+        self.obs_size, self.kind, self.hidden, self.layers = obs_size, kind, hidden, layers
+        self.channels, self.blocks, self.maps = channels, blocks, maps
+        if kind in ("mlp", "shaped"):
+            widths = [obs_size] + [hidden] * layers
+            body: list[nn.Module] = []
+            for a, b in itertools.pairwise(widths):
+                body += [nn.Linear(a, b), nn.ReLU()]
+            self.trunk = nn.Sequential(*body)
+            self.policy_head = (nn.Linear(hidden, N_ACTIONS) if kind == "mlp"
+                                else ShapedPolicyHead(hidden, maps))
+            value_in = hidden
+        else:
+            from patchwork_env.agents.ppo.networks import (
+                StencilNet,  # needs sb3-contrib, so only when asked for
+            )
+
+            self.trunk = StencilNet(obs_size, channels, blocks, hidden, maps)
+            value_in = self.trunk.latent_dim_vf
+        self.value_head = nn.Sequential(nn.Linear(value_in, 64), nn.ReLU(), nn.Linear(64, 1))
+        self._small_init()
+
+    def _small_init(self) -> None:
+        """Start near a uniform policy and a value of 0."""
+        heads = [self.value_head[-1]]
+        if self.kind == "mlp":
+            heads.append(self.policy_head)
+        elif self.kind == "shaped":
+            heads += self.policy_head.small_init_layers()
+        else:
+            heads += self.trunk.small_init_layers()
+        for layer in heads:
+            for p in layer.parameters():
+                nn.init.normal_(p, std=0.01) if p.dim() > 1 else nn.init.zeros_(p)
+
+    def config(self) -> dict[str, Any]:
+        """The model-file config that rebuilds this network (see :func:`build_az_net`)."""
+        kwargs: dict[str, Any] = {"hidden": self.hidden}
+        if self.kind == "mlp":
+            kwargs["layers"] = self.layers
+        elif self.kind == "shaped":
+            kwargs.update(layers=self.layers, maps=self.maps)
+        else:
+            kwargs.update(channels=self.channels, blocks=self.blocks, maps=self.maps)
+        return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
+                "observation_size": self.obs_size, "n_actions": N_ACTIONS}
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.kind == "mlp":
+            h = self.trunk(obs)
+            logits, value_features = self.policy_head(h), h
+        elif self.kind == "shaped":
+            h = self.trunk(obs)
+            logits, value_features = self.policy_head(h, obs), h
+        else:
+            logits, value_features = self.trunk(obs)
+        value = torch.tanh(self.value_head(value_features)).squeeze(-1)
+        if mask is not None:
+            logits = logits.masked_fill(~mask, MASKED_LOGIT)
+        return logits, value
+
+
+class ShapedPolicyHead(nn.Module):
+    """The ``shaped`` body's policy: placement logits as stencil sums of per-cell maps."""
+
+    def __init__(self, hidden: int, maps: int) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.as_tensor(placement_tables()), persistent=False)
+        self.register_buffer("patch_keys", patch_keys(), persistent=False)
+        self.n_maps = maps + 2  # and the player's own quilt and the board itself
+        self.maps = nn.Linear(hidden, maps * N_CELLS)
+        self.slot_weights = nn.Linear(hidden, 2 * N_SLOTS * self.n_maps)
+        self.slot_bias = nn.Linear(hidden, N_SLOTS)
+        self.advance = nn.Linear(hidden, 1)
+        self.leather = nn.Linear(hidden, N_CELLS)
+
+    def small_init_layers(self) -> list[nn.Module]:
+        """The layers that start near zero (a near-uniform policy)."""
+        return [self.slot_weights, self.slot_bias, self.advance, self.leather]
+
+    def forward(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        n = h.shape[0]
+        own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
+        learned = self.maps(h).view(n, -1, BOARD_SIZE, BOARD_SIZE)
+        maps = torch.cat([learned, own, torch.ones_like(own)], dim=1)  # (N, K, 9, 9)
+        weights = self.slot_weights(h).view(n, 2, N_SLOTS, self.n_maps)
+        cover, touch = torch.einsum("nwsk,nkc->nwsc", weights, maps.flatten(2)).unbind(1)
+        buys = (placement_sums(cover, touch, slot_patches(obs, self.patch_keys), self.table)
+                + self.slot_bias(h)[:, :, None])
+        return torch.cat([buys.flatten(1), self.advance(h), self.leather(h)], dim=1)
+
+
+def build_az_net(config: dict[str, Any]) -> AZNet:
+    """A fresh :class:`AZNet` of a model-file config; ``ValueError`` if it describes none."""
+    if not isinstance(config, dict) or set(config) != {"net", "net_kwargs",
+                                                        "observation_size", "n_actions"}:
+        raise ValueError("the network config must have exactly the keys net, net_kwargs, "
+                         f"observation_size and n_actions, got {config!r}")
+    net, kwargs = config["net"], config["net_kwargs"]
+    if not isinstance(net, str) or not net.startswith(NET_PREFIX):
+        raise ValueError(f"network {net!r} is not an az network (az-mlp or az-stencil)")
+    if config["n_actions"] != N_ACTIONS or not isinstance(kwargs, dict):
+        raise ValueError(f"an az network plays {N_ACTIONS} actions with a dict of net_kwargs")
+    try:
+        return AZNet(int(config["observation_size"]), net[len(NET_PREFIX):], **kwargs)
+    except TypeError as e:
+        raise ValueError(f"cannot build {net} from {kwargs}: {e}") from None
+
+
+def save_az_net(net: AZNet, path: str | os.PathLike[str]) -> Path:
+    """Write ``net`` (config and weights) to ``path`` as a policy file, atomically."""
+    return write_policy_file(path, net.config(), net.state_dict())
+
+
+def load_az_net(path: str | os.PathLike[str]) -> AZNet:
+    """The network saved at ``path``, in evaluation mode on the CPU.
+
+    ``FileNotFoundError`` if there is no such file; :class:`~.model_file.ModelFileError`
+    (one line, naming the file) if it is damaged or holds no az network.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
+    try:
+        config, state = read_policy_file(path.read_bytes())
+        net = build_az_net(config)
+        net.load_state_dict(state)
+    except Exception as e:  # a refused file, a damaged archive, weights that do not fit
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ModelFileError(f"cannot load {path} as an az network: {reason}") from None
+    if not all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point()):
+        raise ModelFileError(f"cannot load {path} as an az network: some weights are NaN "
+                             "or infinite")
+    return net.eval()
+
+
+def make_evaluator(net: AZNet) -> Callable[[np.ndarray, np.ndarray],
+                                           tuple[np.ndarray, np.ndarray]]:
+    """The search's ``evaluate(observations, masks) -> (logits, values)`` for ``net``.
+
+    The logits come back unmasked: the search reads them at legal actions only.
+    """
+
+    def evaluate(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(obs))
+        return logits.numpy(), values.numpy()
+
+    return evaluate

@@ -1,0 +1,1 @@
+"""The programs' command-line plumbing (:mod:`.common`) and ``patchwork-play`` (:mod:`.play`)."""

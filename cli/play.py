@@ -1,0 +1,94 @@
+"""Play Patchwork in the terminal against an agent.
+
+    patchwork-play [--opponent SPEC] [--seat 0|1] [--seed S] [--rules PRESET]
+                   [--layout auto|compact|full] [--no-color]
+    python -m patchwork_env.cli.play --opponent mcts:1s --seat 1
+
+The opponent is any spec of the agents registry (``random``, ``greedy``, ``mcts:1s``,
+``ppo``, even ``human`` for two people at one keyboard). The screen fits a standard 80x24
+terminal (a larger one shows the full picture); at the prompt ``help`` explains the move
+notation, ``moves`` lists the legal moves and ``full`` draws the full picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from patchwork_env.agents.base import Agent
+from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
+from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules
+from patchwork_env.views.game import Game
+
+PROG = "patchwork-play"
+
+
+def seed_arg(text: str) -> int:
+    """A seed: a non-negative integer (``argparse`` type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The parsed command line; bad values end the program with one line and status 2."""
+    parser = ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument("--opponent", default="greedy",
+                        help="agent spec of the opponent (default: greedy)")
+    parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
+                        help="your seat: 0 or 1 (default 0; who starts is drawn from the seed)")
+    parser.add_argument("--seed", type=seed_arg, default=None,
+                        help="seed of the circle, the first player and the opponent")
+    parser.add_argument("--rules", default="default", help="rules preset (default: default)")
+    parser.add_argument("--layout", choices=("auto", "compact", "full"), default="auto",
+                        help="auto (default): the full picture if the terminal has room for "
+                             "it, else the compact 80x24 screen")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    return parser.parse_args(argv)
+
+
+def play(human: HumanAgent, opponent: Agent, seat: int, game: Game) -> Game:
+    """Play ``game`` to its end, ``human`` holding ``seat``; the opponent's moves are shown
+    to ``human`` above the next screen."""
+    while not game.is_over:
+        mover = human if game.to_move == seat else opponent
+        action = mover.act_game(game)
+        if mover is opponent:
+            human.note(f"player {game.to_move} ({opponent.spec}) plays "
+                       f"{describe_move(game, action)}")
+        game.step(action)
+    return game
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a game from the command line; the exit status."""
+    args = parse_args(argv)
+    rules = check_rules(args.rules)
+    opponent = build_agent(args.opponent, args.seed)
+    human = HumanAgent(color=False if args.no_color else None, layout=args.layout)
+    game = Game.new(args.seed, rules=rules)
+    human.note(f"You are player {args.seat}; player {1 - args.seat} is {opponent.spec}. "
+               "Type 'help' for the notation.")
+    try:
+        play(human, opponent, args.seat, game)
+    except QuitGame:
+        human.say("game abandoned")
+        return 0
+    except (EOFError, KeyboardInterrupt):
+        human.say("\ninput ended: game abandoned")
+        return 1
+    human.say(human.screen(game, extra_lines=1))
+    scores = game.scores()
+    verdict = "you win" if game.winner == args.seat else f"{opponent.spec} wins"
+    human.say(f"final score: you {scores[args.seat]}, {opponent.spec} {scores[1 - args.seat]}: "
+              f"{verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

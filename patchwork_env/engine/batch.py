@@ -1,0 +1,325 @@
+"""GameBatch: the state of N games in one numpy record array, and its batch operations.
+
+Every operation works on the whole batch in one compiled call: ``legal_mask``, ``step``,
+``random_actions``, ``playout``, ``scores``, ``winners``, ``reset``. Large batches run
+multi-threaded (numba's thread count, see ``numba.set_num_threads``); a batch of one takes
+the serial path, so tree search pays little per call.
+
+The state is one record per game (:data:`STATE_DTYPE`, 240 bytes) rather than one array
+per field: a kernel then takes a single argument (cheap calls at batch 1), each game's
+fields sit together in memory, and copying or resetting games is one slice assignment.
+The fields are still visible as arrays, e.g. ``batch.buttons`` is an ``(N, 2)`` view.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from patchwork_env.data.actions import N_ACTIONS, NO_ACTION, format_action
+from patchwork_env.data.patches import FIRST_PATCH_ID, N_PATCHES
+from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.data.tables import RuleTables
+from patchwork_env.data.validation import (
+    ActionOutOfRange,
+    as_actions,
+    check_circle,
+    check_first_players,
+    check_seed,
+)
+from patchwork_env.engine import kernels
+from patchwork_env.engine.batch_kernels import (
+    BATCH_KERNELS,
+    check_kernel,
+    restart_finished,
+    set_up_games,
+)
+from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
+from patchwork_env.engine.kernels import STATE_DTYPE
+
+# Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
+# caller (an agent, a learner) needs between calls. Set the variable yourself to override.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+_ERROR_TEXT = {
+    kernels.ERR_GAME_OVER: "the game is over",
+    kernels.ERR_OUT_OF_RANGE: f"it is out of range 0..{N_ACTIONS - 1}",
+    kernels.ERR_LEATHER_PENDING: "a leather patch must be placed first",
+    kernels.ERR_NO_LEATHER: "no leather patch is pending",
+    kernels.ERR_NO_SLOT: "that slot of the circle is empty",
+    kernels.ERR_BAD_PLACEMENT: (
+        "that orientation is not canonical for the patch or the patch leaves the board"
+    ),
+    kernels.ERR_TOO_EXPENSIVE: "the player cannot afford the patch",
+    kernels.ERR_OVERLAP: "the patch overlaps the quilt",
+    kernels.ERR_CELL_TAKEN: "that cell is already covered",
+}
+
+
+_KERNELS = {name: compile_serial_and_parallel(fn) for name, fn in BATCH_KERNELS.items()}
+
+
+def _kernel(name: str, n: int) -> Any:
+    return pick(_KERNELS[name], n)
+
+
+def random_setup(rng: np.random.Generator, circle: Any = None,
+                 first_player: int | None = None) -> tuple[np.ndarray, int]:
+    """A random circle (patch 0 last) and first player drawn from ``rng``, as
+    ``Game.new(seed)`` draws them; a ``circle`` or ``first_player`` given replaces its
+    drawn part (both are always drawn, so the generator moves on the same way)."""
+    circles, first = random_setups(rng, 1)
+    return (circles[0] if circle is None else check_circle(circle),
+            int(first[0]) if first_player is None else int(first_player))
+
+
+def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` random circles ``(n, 33)`` (patch 0 last) and first players ``(n,)``."""
+    circles = np.empty((n, N_PATCHES), dtype=np.int8)
+    first = np.empty(n, dtype=np.int8)
+    _kernel("setups", n)(_seed_from(rng), FIRST_PATCH_ID, circles, first)
+    return circles, first
+
+
+class GameBatch:
+    """N games of Patchwork under one rule set, stored as a structured numpy array."""
+
+    def __init__(self, state: np.ndarray, rules: str | Rules = "default",
+                 rng: np.random.Generator | None = None) -> None:
+        if not isinstance(state, np.ndarray) or state.dtype != STATE_DTYPE or state.ndim != 1:
+            raise TypeError("state must be a 1-D array of patchwork_env.engine.kernels.STATE_DTYPE")
+        self._state = state
+        self.rules = get_rules(rules)
+        self.tables = RuleTables.of(self.rules)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        """Generator used by ``reset`` and the random-move helpers when none is given."""
+        # Field views of a structured array cost microseconds to make: make them once.
+        self._views = {name: state[name] for name in STATE_DTYPE.names}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled, the field views would become copies detached from the state.
+        return {k: v for k, v in self.__dict__.items() if k != "_views"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._views = {name: self._state[name] for name in STATE_DTYPE.names}
+
+    # ----- construction -------------------------------------------------------------
+    @classmethod
+    def new(cls, n: int, seed: int | None = None, rules: str | Rules = "default") -> GameBatch:
+        """``n`` games with random setups, reproducible from ``seed``."""
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"a batch needs at least one game, got n={n!r}")
+        batch = cls(np.zeros(int(n), STATE_DTYPE), rules,
+                    np.random.default_rng(check_seed(seed)))
+        batch.reset()
+        return batch
+
+    @classmethod
+    def from_setups(cls, circles: Any, first_players: Any, rules: str | Rules = "default",
+                    seed: int | None = None) -> GameBatch:
+        """Games with explicit circles (patch ids clockwise from the neutral token)."""
+        circles = [check_circle(c) for c in circles]
+        if not circles:
+            raise ValueError("a batch needs at least one game, got no circles")
+        first = check_first_players(first_players, len(circles))
+        batch = cls(np.zeros(len(circles), STATE_DTYPE), rules, np.random.default_rng(seed))
+        set_up_games(batch.state, np.arange(len(circles)),
+                     np.array(circles, np.int8).reshape(-1, N_PATCHES),
+                     first, batch.rules.start_buttons)
+        return batch
+
+    @classmethod
+    def from_seeds(cls, seeds: Sequence[int], rules: str | Rules = "default") -> GameBatch:
+        """One game per seed, each set up exactly as ``Game.new(seed)`` would."""
+        setups = [random_setup(np.random.default_rng(s)) for s in seeds]
+        return cls.from_setups([c for c, _ in setups], [f for _, f in setups], rules,
+                               seed=seeds[0] if len(seeds) else None)
+
+    def copy(self) -> GameBatch:
+        """An independent copy (the generator is copied too)."""
+        rng = np.random.Generator(type(self.rng.bit_generator)())
+        rng.bit_generator.state = self.rng.bit_generator.state
+        return GameBatch(self.state.copy(), self.rules, rng)
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def __getitem__(self, rows: Any) -> GameBatch:
+        """A batch over a copy of the selected games (sharing this batch's generator)."""
+        return GameBatch(np.atleast_1d(self.state[rows]).copy(), self.rules, self.rng)
+
+    # ----- resetting ----------------------------------------------------------------
+    def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
+        """Start new random games in ``rows`` (all rows by default)."""
+        idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
+        seed = _seed_from(self.rng if rng is None else rng)
+        _kernel("start_games", len(idx))(self._state, idx, seed, FIRST_PATCH_ID,
+                                         self.rules.start_buttons)
+
+    def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Start new random games wherever a game is over; returns the rows reset.
+
+        The same as ``reset(rows, rng)`` with those rows, in one compiled pass.
+        """
+        rows = np.empty(len(self), np.int64)
+        seed = _seed_from(self.rng if rng is None else rng)
+        n = restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons, rows)
+        return rows[:n]
+
+    # ----- field views ----------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """The ``(N,)`` record array of :data:`STATE_DTYPE` holding every game."""
+        return self._state
+
+    def field(self, name: str) -> np.ndarray:
+        """A view of one field of every game, e.g. ``field("circle")`` is ``(N, 33)``."""
+        return self._views[name]
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``(N,)`` player to move, -1 where the game is over."""
+        return self._views["to_move"]
+
+    @property
+    def done(self) -> np.ndarray:
+        """``(N,)`` whether each game is over."""
+        return self._views["to_move"] < 0
+
+    @property
+    def position(self) -> np.ndarray:
+        """``(N, 2)`` token of each player on the time track."""
+        return self._views["position"]
+
+    @property
+    def buttons(self) -> np.ndarray:
+        """``(N, 2)`` buttons of each player."""
+        return self._views["buttons"]
+
+    @property
+    def income(self) -> np.ndarray:
+        """``(N, 2)`` button symbols on each player's quilt."""
+        return self._views["income"]
+
+    @property
+    def quilts(self) -> np.ndarray:
+        """``(N, 2, 2) uint64``: [game, player, word] bitboards."""
+        return self._views["quilt"]
+
+    # ----- batch operations --------------------------------------------------------------
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 2026) bool``: the legal actions of every game (none once it is over).
+
+        ``out``, if given, must be a C-contiguous ``(N, 2026)`` bool array; it is filled
+        and returned.
+        """
+        if out is None:
+            out = np.empty((len(self), N_ACTIONS), dtype=np.bool_)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.bool_
+                  and out.shape == (len(self), N_ACTIONS) and out.flags.c_contiguous
+                  and out.flags.writeable):
+            got = (f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray)
+                   else type(out).__name__)
+            raise ValueError(f"out must be a writeable C-contiguous bool array of shape "
+                             f"({len(self)}, {N_ACTIONS}), got {got}")
+        _kernel("legal_mask", len(self))(self.state, out)
+        return out
+
+    def step(self, actions: Any, check: bool = True) -> None:
+        """Play one action per game; ``-1`` leaves a game as it is.
+
+        With ``check`` (the default) every action is validated first and an illegal one
+        raises ``ValueError`` naming the game, the action and the reason, with no game
+        changed. ``check=False`` is the fast path for callers whose actions come from the
+        legal mask: it skips the legality test but not the bounds, so an action outside
+        ``0..2025`` or in a finished game still leaves that game as it is. An action that
+        does not fit in 64 signed bits raises ``ValueError`` either way.
+        """
+        try:
+            acts = as_actions(actions, len(self), "game")
+        except ActionOutOfRange as e:
+            raise ValueError(self._illegal_message(e.row, e.action, kernels.ERR_OUT_OF_RANGE)
+                             ) from None
+        if check:
+            errors = np.empty(len(self), np.int8)
+            bad = check_kernel(self.state, acts, errors)
+            if bad >= 0:
+                raise ValueError(self._illegal_message(bad, int(acts[bad]), int(errors[bad])))
+        _kernel("step", len(self))(self._state, acts, *self.tables.move_args)
+
+    def _illegal_message(self, row: int, action: int, error: int) -> str:
+        what = format_action(action) if 0 <= action < N_ACTIONS else str(action)
+        prefix = f"game {row}: " if len(self) > 1 else ""
+        return f"{prefix}illegal action {action} ({what}): {_ERROR_TEXT[error]}"
+
+    def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """``(N,) int64``: one uniformly random legal action per game, -1 where over."""
+        out = np.empty(len(self), np.int64)
+        seed = _seed_from(self.rng if rng is None else rng)
+        _kernel("random_actions", len(self))(self._state, seed, out)
+        return out
+
+    def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
+        """Play every unfinished game with uniformly random legal moves: to its end, or,
+        with ``until`` (a seat per game, or one for all), until that seat is to move."""
+        seed = _seed_from(self.rng if rng is None else rng)
+        if isinstance(until, np.ndarray) and until.dtype == np.int8 and until.shape == (len(self),):
+            stop = until  # a seat per game already in the kernel's form
+        else:
+            stop = np.full(len(self), -1, np.int8)
+            if until is not None:
+                stop[:] = until
+        _kernel("playout", len(self))(self._state, seed, stop, *self.tables.move_args)
+
+    def scores(self) -> np.ndarray:
+        """``(N, 2) int64``: the current score of each player."""
+        out = np.empty((len(self), 2), np.int64)
+        _kernel("scores", len(self))(self.state, self.tables.bonus_points, out)
+        return out
+
+    def winners(self) -> np.ndarray:
+        """``(N,) int64``: the winner of each finished game, -1 where still playing."""
+        out = np.empty(len(self), np.int64)
+        _kernel("winners", len(self))(self.state, self.tables.bonus_points, out)
+        return out
+
+    def describe(self, row: int = 0) -> str:
+        """A one-line summary of game ``row``."""
+        s = self.state[row]
+        return (f"to_move={int(s['to_move'])} position={s['position'].tolist()} "
+                f"buttons={s['buttons'].tolist()} income={s['income'].tolist()}")
+
+    def __repr__(self) -> str:
+        return f"GameBatch(n={len(self)}, rules={self.rules}, over={int(self.done.sum())})"
+
+
+def sample_legal(mask: np.ndarray, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """``(N,) int64``: an action drawn uniformly from each row of a ``(N, 2026)`` legal mask.
+
+    Rows with no legal action give -1. ``rng`` is a Generator or an integer seed.
+    """
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.shape[1] != N_ACTIONS:
+        raise ValueError(f"a legal mask has shape (N, {N_ACTIONS}), got {mask.shape}")
+    if mask.dtype != np.bool_:
+        mask = mask.astype(np.bool_)
+    out = np.empty(len(mask), np.int64)
+    seed = _seed_from(np.random.default_rng() if rng is None else rng)
+    _kernel("sample_mask", len(mask))(np.ascontiguousarray(mask).view(np.uint8), seed, out)
+    return out
+
+
+def _seed_from(rng: np.random.Generator | int) -> np.uint64:
+    if isinstance(rng, np.random.Generator):
+        return np.uint64(rng.bit_generator.random_raw())
+    if isinstance(rng, bool) or not isinstance(rng, int | np.integer):
+        raise TypeError(f"rng must be a numpy Generator or an int seed, got {type(rng).__name__}")
+    return np.uint64(int(rng) % 2**64)
+
+
+__all__ = ["NO_ACTION", "STATE_DTYPE", "GameBatch", "check_circle", "random_setup",
+           "random_setups", "sample_legal"]

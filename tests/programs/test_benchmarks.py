@@ -1,0 +1,66 @@
+"""Every benchmark script runs to its table at smoke size, so that none of them rots.
+
+Each runs as a program, the way the README quotes it, with settings small enough for a test;
+what is checked is that it finishes and prints its table, never a speed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from patchwork_env.training.az import run_az
+
+from tests.agents.test_az import tiny_options
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench(script: str, *args: str, cwd: Path) -> str:
+    """``python benchmarks/SCRIPT args``'s standard output; fails the test on an error."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_engine_benchmark(tmp_path: Path) -> None:
+    out = bench("engine.py", "--seconds", "0.02", "--repeats", "1", cwd=tmp_path)
+    assert "plies/s" in out
+
+
+def test_env_benchmark_compares_with_connect_four(tmp_path: Path) -> None:
+    out = bench("envs.py", "--seconds", "0.05", "--repeats", "1", cwd=tmp_path)
+    assert "| AEC random play, connect_four_v3 raw_env (no wrappers) | moves/s |" in out
+    assert "PatchworkVecEnv n_envs=512" in out
+    assert "raw_env (no wrappers):" in out
+    assert "random play, raw_env (no wrappers):" in out
+    assert "| AEC replay, patchwork_v0 raw_env (no wrappers) | moves/s |" in out
+    assert "replay, raw_env (no wrappers):" in out
+
+
+def test_mcts_benchmark(tmp_path: Path) -> None:
+    out = bench("mcts.py", "--simulations", "200", "--positions", "1", cwd=tmp_path)
+    assert "sims/s wall" in out
+
+
+def test_training_benchmark_prints_the_split(tmp_path: Path) -> None:
+    out = bench("training.py", "--batches", "8", "--threads", "1", "--moves", "1",
+                "--hidden", "32", cwd=tmp_path)
+    assert "| tree % " in out
+
+
+def test_search_settings_benchmark(tmp_path: Path) -> None:
+    out = bench("search_settings.py", "--evaluations", "4", "--opponent", "random",
+                "--games", "2", "--jobs", "1", "--settings", "{}", json.dumps({"top_k": 2}),
+                cwd=tmp_path)
+    assert "| setting |" in out and "top_k" in out
+
+
+def test_held_out_benchmark_reads_a_run(tmp_path: Path) -> None:
+    run_az(tiny_options(tmp_path / "run", games_per_iteration=4, parallel_games=4), log=None)
+    out = bench("held_out.py", str(tmp_path / "run"), "--games", "2", "--samples", "20",
+                "--threads", "1", cwd=tmp_path)
+    assert "new self-play games" in out
