@@ -4,11 +4,13 @@
   :func:`compile_serial_and_parallel` turns it into a serial and a parallel ``njit``
   function, each cached on disk, and :func:`pick` chooses the parallel one for batches
   large enough to pay for the threads.
-* numba judges an on-disk cache fresh by the source file of its own function only, so a
-  batch loop of ``batch_kernels.py`` would go on running the old rules after an edit of
-  ``kernels.py`` or ``bits.py``, which it inlines. Importing this module (``bits.py``
-  does, before its first ``njit``) makes the caches of this package's functions stale
-  as soon as any of the :data:`ENGINE_SOURCES` changes too.
+* numba judges an on-disk cache fresh by the source file of its own function only, while
+  compiled code carries the compiled functions it calls (and the tables it reads) inside
+  it: a batch loop of ``batch_kernels.py`` would go on running the old rules after an
+  edit of ``kernels.py``, and an agent's search after an edit of the helpers it calls.
+  Importing this module (``bits.py`` does, before its first ``njit``) puts cache locators
+  before numba's own for every ``patchwork_env`` function, whose freshness stamp also
+  covers every source file that function's code may include: see :func:`sources_stamp`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import types
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,60 +63,95 @@ def pick(kernels: tuple[Any, Any], n: int) -> Any:
 
 
 # ---------------------------------------------------------------------------------------
-# on-disk caches that notice edits to the modules compiled code inlines
+# on-disk caches that notice edits to the modules compiled code includes
 
-ENGINE_SOURCES = ("data/actions", "data/patches", "data/rules", "data/tables", "engine/bits",
-                  "engine/kernels", "engine/batch_kernels", "engine/compiling")
-"""The modules of this package whose functions and tables compiled code may inline."""
+SHARED_FOLDERS = ("data", "engine")
+"""The folders of this package whose functions and tables any compiled code may include."""
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
-def _file_digest(path: str, mtime_ns: int, size: int) -> bytes:
-    return hashlib.sha256(Path(path).read_bytes()).digest()
-
-
-def engine_sources_stamp() -> str:
-    """A hash of the contents of the :data:`ENGINE_SOURCES` files."""
+def _folder_digest(folder: str) -> bytes:
+    """A hash of the names and contents of the ``.py`` files under ``folder`` (once per
+    process: the code a process runs is the code it imported)."""
     digest = hashlib.sha256()
-    for name in ENGINE_SOURCES:
-        path = _PACKAGE_DIR / f"{name}.py"
-        st = path.stat()
-        digest.update(_file_digest(str(path), st.st_mtime_ns, st.st_size))
+    root = Path(folder)
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def subpackage_folder(module: str, py_file: str) -> Path:
+    """The folder of the top-level subpackage ``patchwork_env.X`` that holds the module
+    ``module``, loaded from ``py_file``: found from the file, since the subpackages do
+    not all live inside the package's own folder (``agents/`` is installed as
+    ``patchwork_env.agents``). A module directly in the package gives its own folder."""
+    path = Path(py_file).resolve()
+    up = len(module.split(".")) - 3 + (path.name == "__init__.py")
+    return path.parents[up] if up >= 0 else path.parent
+
+
+def sources_stamp(module: str, py_file: str) -> str:
+    """A hash of every source file that the compiled code of a function of ``module``
+    (loaded from ``py_file``) may include: the ``.py`` files of :data:`SHARED_FOLDERS` and
+    of the subpackage folder the module lives in (:func:`subpackage_folder`)."""
+    folders = {str(_PACKAGE_DIR / name) for name in SHARED_FOLDERS}
+    folders.add(str(subpackage_folder(module, py_file)))
+    digest = hashlib.sha256()
+    for folder in sorted(folders):
+        digest.update(_folder_digest(folder))
     return digest.hexdigest()
 
 
-def _stamping_engine_sources(base: type) -> type:
+def _stamping_sources(base: type) -> type:
     """The cache locator ``base``, for this package's functions only, with a freshness
-    stamp that also covers :data:`ENGINE_SOURCES`."""
+    stamp that also covers :func:`sources_stamp`."""
 
-    class Locator(base):
-        covers_engine_sources = True
+    class Locator(base):  # type: ignore[misc, valid-type]
+        covers_included_sources = True
 
         def get_source_stamp(self) -> Any:
-            return super().get_source_stamp(), engine_sources_stamp()
+            return super().get_source_stamp(), sources_stamp(self._module, self._py_file)
 
         @classmethod
         def from_function(cls, py_func: Any, py_file: str) -> Any:
-            if not str(getattr(py_func, "__module__", "")).startswith("patchwork_env"):
+            module = str(getattr(py_func, "__module__", ""))
+            if module != "patchwork_env" and not module.startswith("patchwork_env."):
                 return None
-            return super().from_function(py_func, py_file)
+            locator = super().from_function(py_func, py_file)
+            if locator is not None:
+                locator._module = module
+            return locator
 
-    Locator.__name__ = Locator.__qualname__ = f"EngineSources{base.__name__}"
+    Locator.__name__ = Locator.__qualname__ = f"IncludedSources{base.__name__}"
     return Locator
 
 
-def _install_engine_locators() -> None:
-    """Put the locators of :func:`_stamping_engine_sources` before numba's own (once)."""
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+LOCATOR_BASES = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+"""numba's locators of functions backed by a source file, which get a stamping twin."""
+
+
+def install_locators() -> bool:
+    """Put the locators of :func:`_stamping_sources` before numba's own (once); whether
+    they are in place. Where numba's cache machinery is laid out otherwise, numba's own
+    locators stay in charge (each cache then goes by its own file only) and a
+    ``RuntimeWarning`` says so."""
+    impl = getattr(caching, "_CacheImpl", None) or getattr(caching, "CacheImpl", None)
     classes = getattr(impl, "_locator_classes", None)
-    if not isinstance(classes, list) or any(
-            getattr(c, "covers_engine_sources", False) for c in classes):
-        return  # another numba layout (caches then keep numba's own stamp), or done
-    bases = [getattr(caching, name, None) for name in
-             ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
-    classes[:0] = [_stamping_engine_sources(base) for base in bases if base is not None]
+    bases = [getattr(caching, name, None) for name in LOCATOR_BASES]
+    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
+    if (not isinstance(classes, list) or mixin is None
+            or not all(isinstance(b, type) and issubclass(b, mixin) for b in bases)):
+        warnings.warn(f"numba {numba.__version__} lays out its cache locators in a way "
+                      "patchwork_env does not know: on-disk caches of compiled code go by "
+                      "their own source file only, so after editing a module that compiled "
+                      "code calls, clear the caches (__pycache__/*.nbi, *.nbc)",
+                      RuntimeWarning, stacklevel=2)
+        return False
+    if not any(getattr(c, "covers_included_sources", False) for c in classes):
+        classes[:0] = [_stamping_sources(base) for base in bases]
+    return True
 
 
-_install_engine_locators()
+install_locators()
