@@ -37,9 +37,11 @@ information state string    the action history (the game has perfect information
 parameters                  ``rules``: a preset name, ``default``, ``revised`` or ``classic``
 ==========================  ================================================================
 
-Serialisation is OpenSpiel's default for Python games (the action history), so
-``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state`` round-trip a state
-in any process that imported this module. :class:`AgentBot` lets any of the project's
+A state is written and read only as its action history, replayed through the engine on
+reading, so ``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state``
+round-trip a state in any process that imported this module and refuse any other text
+with a ``ValueError``, unpickling nothing (:mod:`~.openspiel_serial` says how, and what
+OpenSpiel does otherwise). :class:`AgentBot` lets any of the project's
 agents (anything with ``act_game(game) -> int``) play in OpenSpiel's loops, e.g.
 ``evaluate_bots`` against OpenSpiel's MCTS bot; :class:`PlayoutEvaluator` is an MCTS leaf
 evaluator that plays its random rollouts inside the compiled engine.
@@ -63,10 +65,15 @@ from patchwork_env.data.actions import N_ACTIONS, format_action
 from patchwork_env.data.patches import FIRST_PATCH_ID, N_PATCHES
 from patchwork_env.data.rules import PRESETS, Rules, get_rules
 from patchwork_env.engine.batch import GameBatch
+from patchwork_env.integrations import openspiel_serial as serial
+from patchwork_env.integrations.openspiel_serial import (
+    SHORT_NAME,
+    deserialize_game_and_state,
+    serialize_game_and_state,
+)
 from patchwork_env.views.game import Game
 from patchwork_env.views.observation import PATCH_FEATURES, layout, observe
 
-SHORT_NAME = "python_patchwork"
 SETUP_PATCHES = tuple(p for p in range(N_PATCHES) if p != FIRST_PATCH_ID)
 """The patches the setup deals, in outcome order: chance outcome ``k`` is patch
 ``SETUP_PATCHES[k]``; :data:`~patchwork_env.data.patches.FIRST_PATCH_ID` always goes last."""
@@ -126,6 +133,13 @@ class PatchworkGame(pyspiel.Game):
         """The root of the game: the first chance node of the setup."""
         return PatchworkState(self)
 
+    def deserialize_state(self, text: str) -> PatchworkState:
+        """The state whose :meth:`PatchworkState.serialize` text is ``text``, by replaying
+        its history; ``ValueError`` for anything else (nothing is unpickled)."""
+        state = self.new_initial_state()
+        serial.replay(state.apply_action, serial.read_history(text))
+        return state
+
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: dict[str, Any] | None = None) -> Any:
         """The observer for ``iig_obs_type``: the position, or the history with recall."""
@@ -150,7 +164,9 @@ class PatchworkGame(pyspiel.Game):
 
 class _Position:
     """The mutable part of a state. OpenSpiel clones a Python state by deep-copying its
-    attributes, and MCTS clones at every step: this copies the one-game record only."""
+    attributes, and MCTS clones at every step: this copies the one-game record only.
+    Pickled (by OpenSpiel's own serialisation) it is only a marker: the state is rebuilt
+    from its history (:meth:`PatchworkState.__setattr__`)."""
 
     __slots__ = ("dealt", "game", "rules")
 
@@ -163,6 +179,23 @@ class _Position:
         return _Position(self.rules, list(self.dealt),
                          None if self.game is None else self.game.copy())
 
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return serial.replay_marker, ()
+
+    def advance(self, action: int) -> None:
+        """Play ``action``: a setup outcome, then a move; ``ValueError`` if illegal."""
+        if self.game is not None:
+            self.game.step(action)  # an illegal move raises ValueError
+        elif len(self.dealt) < len(SETUP_PATCHES):
+            if not 0 <= action < len(SETUP_PATCHES) or SETUP_PATCHES[action] in self.dealt:
+                raise ValueError(f"chance outcome {action}: not an undealt patch")
+            self.dealt.append(SETUP_PATCHES[action])
+        elif action in (0, 1):
+            self.game = Game.new(seed=0, circle=[*self.dealt, FIRST_PATCH_ID],
+                                 first_player=action, rules=self.rules)
+        else:
+            raise ValueError(f"chance outcome {action}: the first player is 0 or 1")
+
 
 class PatchworkState(pyspiel.State):
     """A position: the setup's chance nodes, then a :class:`~patchwork_env.Game`."""
@@ -170,6 +203,21 @@ class PatchworkState(pyspiel.State):
     def __init__(self, game: PatchworkGame) -> None:
         super().__init__(game)
         self._pos = _Position(game.rules, [], None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # OpenSpiel's own reader sets the history, then the unpickled attributes: a
+        # position arrives as the replay marker and is rebuilt from that history.
+        if value is serial.REPLAY:
+            value = _Position(self._pos.rules, [], None)
+            serial.replay(value.advance, self.history())
+        super().__setattr__(name, value)
+
+    def serialize(self) -> str:
+        """The state as text: its action history, one action per line."""
+        return serial.write_history(self.history())
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return serial.state_from_text, (serialize_game_and_state(self.get_game(), self),)
 
     # ----- reading the position -----------------------------------------------------
     @property
@@ -223,18 +271,7 @@ class PatchworkState(pyspiel.State):
 
     # ----- moving ---------------------------------------------------------------------
     def _apply_action(self, action: int) -> None:
-        action, pos = int(action), self._pos
-        if pos.game is not None:
-            pos.game.step(action)  # an illegal move raises ValueError
-        elif self._dealing_circle():
-            if not 0 <= action < len(SETUP_PATCHES) or SETUP_PATCHES[action] in pos.dealt:
-                raise ValueError(f"chance outcome {action}: not an undealt patch")
-            pos.dealt.append(SETUP_PATCHES[action])
-        elif action in (0, 1):
-            pos.game = Game.new(seed=0, circle=[*pos.dealt, FIRST_PATCH_ID],
-                                first_player=action, rules=pos.rules)
-        else:
-            raise ValueError(f"chance outcome {action}: the first player is 0 or 1")
+        self._pos.advance(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player != pyspiel.PlayerId.CHANCE:
@@ -352,8 +389,10 @@ def load_game(rules: str = _DEFAULT_RULES) -> PatchworkGame:
     return pyspiel.load_game(SHORT_NAME, {"rules": rules})
 
 
+serial.install_serialisation()
 pyspiel.register_game(_GAME_TYPE, PatchworkGame)
 
 __all__ = ["N_SETUP_NODES", "SETUP_PATCHES", "SHORT_NAME", "AgentBot", "PatchworkGame",
-           "PatchworkObserver", "PatchworkState", "PlayoutEvaluator", "engine_game",
-           "load_game", "max_game_length"]
+           "PatchworkObserver", "PatchworkState", "PlayoutEvaluator",
+           "deserialize_game_and_state", "engine_game", "load_game", "max_game_length",
+           "serialize_game_and_state"]
