@@ -5,8 +5,8 @@
 
 Every pair of agents plays ``N`` games: ``N / 2`` setups (circle and first player), each
 played twice with the seats swapped. With no AGENT the default tournament runs
-``random greedy mcts:100 mcts:1000``, plus ``ppo`` once the shipped model exists (its
-1,000 games took 87 s on the two cores of the development machine, longer on busy cores).
+``random greedy mcts:100 mcts:1000``, plus ``ppo`` and ``az`` where their shipped models
+exist.
 Agents are registry specs (listed by ``--help``), e.g. ``greedy``, ``mcts:400``,
 ``mcts:1s``, ``ppo:runs/x/best.pt``.
 Games run in ``J`` processes, one core each (default: every core available); the results
@@ -16,7 +16,10 @@ Printed: a table with one row per pairing (games, wins, win rate with its Wilson
 interval, mean scores, mean score difference) and the ranking by Elo. Written to a new
 folder ``results/<date>_<time>`` (``results/2025-01-31_142501``; ``-2``, ``-3`` ... added
 if that exists), so no earlier tournament is ever replaced, or to ``--out DIR``, which is
-refused if it already holds results unless ``--overwrite`` is given. The folder holds:
+refused if it already holds results unless ``--overwrite`` is given. The folder is claimed
+before the first game (:mod:`patchwork_env.files.claim`): a second evaluation started on a
+folder in use refuses at once, and a tournament that is refused, fails or is interrupted
+leaves nothing behind. The folder holds:
 
 ``results.json``
     ``{"agents": [spec, ...],
@@ -60,7 +63,8 @@ from patchwork_env.evaluation.report import (
     write_json,
 )
 from patchwork_env.evaluation.tournament import MAX_GAMES, elo_table, round_robin
-from patchwork_env.files.folders import FolderError, check_folder, existing, make_folder
+from patchwork_env.files.claim import Claim, claim
+from patchwork_env.files.folders import FolderError, existing
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_GAMES = 100
@@ -85,20 +89,31 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def new_results_folder(started: float, root: Path = RESULTS_ROOT) -> Path:
-    """Create and return a fresh folder ``root/<date>_<time>`` for a tournament started at
+def results_in(folder: Path) -> list[str]:
+    """The tournament results (:data:`OUTPUTS`) found in ``folder``."""
+    return existing(folder, OUTPUTS)
+
+
+def claim_out(out: Path, overwrite: bool) -> Claim:
+    """The claim on ``--out DIR``: refused if it holds results, unless ``overwrite``."""
+    return claim(out, overwrite=overwrite, contents=results_in, what="results",
+                 advice="choose another --out, or pass --overwrite to replace them")
+
+
+def claim_new_results_folder(started: float, root: Path = RESULTS_ROOT) -> Claim:
+    """The claim on a new folder ``root/<date>_<time>`` for a tournament started at
     ``started`` (``time.time()``), adding ``-2``, ``-3`` ... if the name is taken."""
-    make_folder(root)
     stamp = time.strftime("%Y-%m-%d_%H%M%S", time.localtime(started))
     for n in range(1, 10_000):
         folder = root / (stamp if n == 1 else f"{stamp}-{n}")
-        try:
-            folder.mkdir()
-        except FileExistsError:
+        if folder.exists():
             continue
-        except OSError as e:
-            raise FolderError(f"cannot create the folder {folder}: {e.strerror}") from None
-        return folder
+        try:
+            return claim(folder, contents=results_in, what="results")
+        except FolderError:
+            if folder.exists():  # another evaluation took the name at the same moment
+                continue
+            raise
     raise FolderError(f"no free folder name left for {root / stamp}")
 
 
@@ -145,28 +160,31 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             fail("human cannot play in a tournament: use patchwork-play")
     if args.out is None and args.overwrite:
         fail("--overwrite replaces the results in --out DIR: give --out too")
-    if args.out is not None and not args.overwrite:
-        found = existing(args.out, OUTPUTS)
-        if found:
-            fail(f"{args.out} already holds results ({', '.join(found)}): choose another "
-                 "--out, or pass --overwrite to replace them")
-    try:
-        check_folder(RESULTS_ROOT if args.out is None else args.out)
-    except FolderError as e:
-        fail(f"output folder: {e}")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournament the command line asks for; the exit status."""
     args = parse_args(argv)
+    started = time.time()
+    try:
+        held = (claim_new_results_folder(started) if args.out is None
+                else claim_out(args.out, args.overwrite))
+    except FolderError as e:
+        fail(f"output folder: {e}")
+    with held as out:
+        return tournament(args, out)
+
+
+def tournament(args: argparse.Namespace, out: Path) -> int:
+    """Play the tournament ``args`` asks for and write its results in ``out``; the exit
+    status."""
     from tqdm import tqdm
 
     specs = args.agents
     n_pairings = len(specs) * (len(specs) - 1) // 2
     print(f"{len(specs)} agents, {n_pairings} pairings x {args.games} games, "
           f"rules {args.rules}, seed {args.seed}, up to {args.jobs} process(es)", flush=True)
-    started = time.time()
     start = time.perf_counter()
     try:
         with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
@@ -185,14 +203,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n{n_pairings * args.games} games in {runtime:.0f} s")
     settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
                 "anchor": anchor, "runtime_s": round(runtime, 1)}
-    try:
-        if args.out is None:
-            out = new_results_folder(started)
-        else:
-            out = args.out
-            make_folder(out)
-    except FolderError as e:
-        fail(f"output folder: {e} (the tables above are the results)")
     write_json(out / "results.json", specs, pairings, elo, settings)
     write_csv(out / "results.csv", pairings, records)
     plot_elo(out / "elo.png", elo, anchor,

@@ -11,10 +11,9 @@ describes it. The rest of this page is about MaskablePPO.
     python train.py --algo ppo --total-steps 1000000    # a longer run
     python train.py --algo ppo --resume runs/ppo-seed0  # continue a stopped or killed run
 
-MaskablePPO's default run took 8 min 04 s on 2 otherwise idle x86-64 cores and 29 min 45 s
-on 2 cores shared with other work (14 min of it imitating the teacher). A new run refuses a
-folder that holds another run unless --overwrite is given; a resumed run refuses a
---total-steps it has already reached.
+A new run refuses a folder that holds another run unless --overwrite is given, and a
+second program on a folder in use refuses at once; a resumed run refuses a --total-steps
+it has already reached. (How long the default run takes: the README's training section.)
 
 The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
 game, the opponent's moves played inside the env) against opponents drawn from a pool:
@@ -36,40 +35,16 @@ A run folder holds:
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import torch
-from stable_baselines3.common.logger import configure
 
 from patchwork_env import agents
 from patchwork_env.agents.ppo.networks import NETS
 from patchwork_env.evaluation.tournament import MAX_GAMES
-from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 from patchwork_env.training.cli import check_types, dataclass_parser, flag, given_fields
-from patchwork_env.training.evaluation import (
-    EVAL_SEED,
-    FINAL_EVAL_SEED,
-    describe,
-    evaluate_with_bar,
-)
-from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
-from patchwork_env.training.ppo.callback import Trainer, end_step
 from patchwork_env.training.ppo.limits import check_memory
-from patchwork_env.training.ppo.run import Run
-from patchwork_env.training.run_folder import (
-    RunFolderError,
-    check_writable,
-    claim,
-    clear,
-    release,
-)
+from patchwork_env.training.ppo.session import run_ppo
 
 
 @dataclass
@@ -167,6 +142,10 @@ class Options:
     def __post_init__(self) -> None:
         self.validate()
 
+    def folder(self) -> Path:
+        """The run's folder: --resume's, else --run-dir (default runs/ppo-seed<seed>)."""
+        return Path(self.resume or self.run_dir or f"runs/ppo-seed{self.seed}")
+
     def validate(self) -> None:
         """``ValueError`` naming the first option out of its range."""
         check_types(self)
@@ -213,13 +192,6 @@ class Options:
             raise ValueError("the pool weights must be non-negative and not all zero")
 
 
-RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
-"""Options a resumed run may change; the others must match the checkpoint's."""
-COMMAND_ONLY = {"overwrite": False}
-"""Options that only say how a run starts: a checkpoint written before they existed may
-lack them."""
-
-
 # ---------------------------------------------------------------------------------------
 # command line
 
@@ -257,127 +229,6 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
     return opts, given
 
 
-def resumed_options(opts: Options, given: set[str], saved: dict[str, Any]) -> Options:
-    """The checkpoint's options with the resumable ones given on the command line."""
-    known = {f.name for f in dataclasses.fields(Options)}
-    saved = {**COMMAND_ONLY, **saved}
-    if set(saved) != known:
-        raise CheckpointError("the checkpoint was written by another version of train.py "
-                              f"(options differ: {sorted(set(saved) ^ known)})")
-    clashes = [f"--{flag(n)} {getattr(opts, n)} (checkpoint: {saved[n]})"
-               for n in sorted(given - set(RESUMABLE)) if getattr(opts, n) != saved[n]]
-    if clashes:
-        raise CheckpointError("the run was trained with other options: "
-                              + ", ".join(clashes))
-    try:
-        return dataclasses.replace(Options(**saved), **COMMAND_ONLY,
-                                   **{n: getattr(opts, n) for n in given if n in RESUMABLE})
-    except ValueError as e:
-        raise CheckpointError(f"the checkpoint's options are not valid: {e}") from None
-
-
-# ---------------------------------------------------------------------------------------
-# main
-
-
-def seed_everything(seed: int, threads: int) -> None:
-    """Seed every generator a run draws from (``seed`` may exceed numpy's 32 bits: a resumed
-    run adds its steps) and set torch's threads."""
-    torch.set_num_threads(threads)
-    # Argument checks of torch's distributions cost ~5% of a step over 2026 actions.
-    torch.distributions.Distribution.set_default_validate_args(False)
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed % 2**32)
-
-
-def start(opts: Options, given: set[str]) -> tuple[Run, int | None]:
-    """A new run, or the one saved in ``--resume``; also the step it resumes from.
-
-    Everything that can be refused is checked before anything is written, and a new run
-    that stops before its first checkpoint removes the folders it created. A resumed run
-    is restored even if it has reached its ``--total-steps`` (:func:`main` refuses to
-    train it further).
-    """
-    if not opts.resume:
-        opts.run_dir = opts.run_dir or f"runs/ppo-seed{opts.seed}"
-        folder = Path(opts.run_dir)
-        created = claim(folder, opts.overwrite)
-        try:
-            seed_everything(opts.seed, opts.threads)
-            run = Run(opts)
-            if opts.overwrite and (removed := clear(folder)):
-                print(f"--overwrite: deleted the previous run's {', '.join(removed)} in "
-                      f"{folder}", file=sys.stderr)
-            run.save()  # the warm start is not lost if the run is killed early
-        except BaseException:
-            release(created)
-            raise
-        return run, None
-    folder = Path(opts.resume)
-    if "run_dir" in given and Path(opts.run_dir) != folder:
-        raise RunFolderError(f"--resume {folder} continues the run in {folder}: drop "
-                             f"--run-dir {opts.run_dir}")
-    path = folder / "checkpoint.pt"
-    if not path.exists():
-        raise CheckpointError(f"no checkpoint to resume: {path} does not exist")
-    state = load_checkpoint(path)
-    if not isinstance(state.get("options"), dict) or "steps" not in state:
-        raise CheckpointError(f"{path} holds no training state")
-    steps = int(state["steps"])
-    opts = resumed_options(opts, given, state["options"])
-    check_writable(folder)
-    opts.run_dir = opts.resume
-    seed_everything(opts.seed + steps, opts.threads)
-    return Run(opts, state), steps
-
-
-def duration(seconds: float) -> str:
-    """``12 min 04 s``."""
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
-
-
-def train(run: Run, resumed_at: int | None) -> int:
-    """Train ``run`` to its ``--total-steps``, export it, draw its curve and report; 0."""
-    opts, model = run.opts, run.model
-    started = time.time()
-    model.set_logger(configure(str(run.dir / "tb"), ["tensorboard"]))
-    csv_log = MetricsCsv(run.dir / "metrics.csv", resumed_at)
-    where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
-    rollout = opts.n_envs * opts.n_steps
-    end = end_step(model.num_timesteps, opts.total_steps, rollout)
-    rounded = (f" ({opts.total_steps:,} rounded up to whole rollouts of {rollout:,} moves)"
-               if end != opts.total_steps else "")
-    print(f"{where}: training to step {end:,}{rounded} in {run.dir}", file=sys.stderr)
-    trainer = Trainer(run, csv_log)
-    model.learn(opts.total_steps - model.num_timesteps, callback=trainer,
-                reset_num_timesteps=False)
-    final = run.export("final")
-    if opts.plot and csv_log.path.exists() and MetricsCsv.read(csv_log.path):
-        plot_learning_curve(csv_log.path, run.dir / "learning_curve.png")
-    model.policy.set_training_mode(False)
-
-    print(f"trained to step {model.num_timesteps:,} in {run.dir} "
-          f"({duration(time.time() - started)} this session)")
-    last = trainer.last_results
-    print(f"last training evaluation (step {last['steps']:,}; {opts.eval_games} games per "
-          f"opponent, tournament seed {EVAL_SEED}):")
-    for name in ("random", "greedy"):
-        print(" ", describe(last[name]))
-    at = f" (step {run.best_steps:,})" if run.best_steps is not None else ""
-    print(f"best policy: {run.dir / 'best.pt'}, the best of the run's evaluations{at}")
-    print(f"final evaluation of {final} on new setups ({opts.final_eval_games} games per "
-          f"opponent, tournament seed {FINAL_EVAL_SEED}):")
-    for name in ("random", "greedy"):
-        result = evaluate_with_bar(model.policy, name, opts.final_eval_games, FINAL_EVAL_SEED,
-                                   f"final evaluation vs {name}", opts.progress)
-        print(" ", describe(result), flush=True)
-    print(f"evaluate the best policy: python evaluate.py ppo:{run.dir / 'best.pt'} random "
-          "greedy --games 400")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``train.py`` with the command line ``argv``; the exit status.
 
@@ -390,26 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         from patchwork_env.training.az.cli import main as az_main
 
         return az_main(argv)
-    opts, given = parse_options(argv)
-    try:
-        run, resumed_at = start(opts, given)
-        if resumed_at is not None and run.opts.total_steps <= resumed_at:
-            raise RunFolderError(f"the run in {run.dir} has done {resumed_at:,} steps and "
-                                 f"--total-steps is {run.opts.total_steps:,}: nothing to "
-                                 "train (pass a larger --total-steps to train on)")
-    except (CheckpointError, RunFolderError) as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ntrain.py: interrupted before the run's first checkpoint: nothing was saved",
-              file=sys.stderr)
-        return 130
-    try:
-        return train(run, resumed_at)
-    except KeyboardInterrupt:
-        print(f"\ntrain.py: interrupted; continue from the last checkpoint (written every "
-              f"{run.opts.checkpoint_every:,} steps) with --resume {run.dir}", file=sys.stderr)
-        return 130
+    return run_ppo(*parse_options(argv))
 
 
 if __name__ == "__main__":

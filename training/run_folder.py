@@ -1,33 +1,30 @@
-"""The run folder: what a run writes there, and how a new run claims a folder.
+"""The run folder of ``train.py --algo ppo``: what a run writes there, and how a run claims it.
 
-A new run never replaces another run's files unless asked: :func:`claim` refuses a folder
-that holds any of :data:`RUN_FILES` (or TensorBoard logs) unless ``--overwrite`` is given,
-and checks that the folder can be created and written before anything else happens. The
-folders it had to create are removed again if the run stops before writing its first
-checkpoint, so a refused or failed start leaves nothing behind. With ``--overwrite`` the
-old run's files are deleted by :func:`clear` only once the new run has done its warm
-start, right before its first checkpoint: a run stopped before that leaves the old one
-intact.
+:func:`claim_run` claims the folder with :func:`patchwork_env.files.claim.claim` before any
+work: a new run refuses a folder that holds any of :data:`RUN_FILES` (or TensorBoard logs)
+unless ``--overwrite`` is given, and a resumed run needs its checkpoint; the folder is then
+locked for the life of the run. With ``--overwrite`` the old run's files are deleted by
+:func:`clear` only once the new run has done its warm start, right before its first
+checkpoint: a run stopped before that leaves the old one intact.
 """
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
+from typing import Any
 
-from patchwork_env.files.folders import FolderError, make_folder, remove_folders
+from patchwork_env.files.claim import Claim, claim
+from patchwork_env.files.folders import FolderError, remove_folders
+from patchwork_env.training.checkpoint import CheckpointError
 
-RUN_FILES = ("checkpoint.pt", "best.pt", "best.zip", "final.pt", "final.zip", "metrics.csv",
+CHECKPOINT = "checkpoint.pt"
+RUN_FILES = (CHECKPOINT, "best.pt", "best.zip", "final.pt", "final.zip", "metrics.csv",
              "learning_curve.png")
 """The files a run writes in its folder (``tb/`` holds its TensorBoard logs)."""
 TB_FOLDER = "tb"
 TB_PATTERN = "events.out.tfevents.*"
 LEFTOVERS = ("checkpoint.pt.tmp", "best.tmp.zip", "final.tmp.zip")
 """Temporary files of an interrupted atomic write."""
-
-
-class RunFolderError(Exception):
-    """A run folder that cannot be used as asked; the message is one line."""
 
 
 def run_files(folder: Path) -> list[str]:
@@ -39,44 +36,25 @@ def run_files(folder: Path) -> list[str]:
     return found
 
 
-def check_writable(folder: Path) -> None:
-    """:class:`RunFolderError` unless a file can be created in the existing ``folder``."""
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as e:
-        raise RunFolderError(f"cannot write in the run folder {folder}: "
-                             f"{e.strerror or e}") from None
+def claim_run(opts: Any, given: set[str]) -> Claim:
+    """The claim on the folder of the run ``opts`` (``train.Options``) asks for.
 
-
-def claim(folder: Path, overwrite: bool) -> list[Path]:
-    """Make ``folder`` ready for a new run; the folders this created (to :func:`release`
-    if the run stops before it has written anything).
-
-    :class:`RunFolderError` if it holds a run and ``overwrite`` is false, or if it cannot
-    be created or written; nothing is left behind then.
+    :class:`FolderError` for a folder that holds another run (without ``--overwrite``), that
+    cannot be created or written, or that another program is using, and for a ``--resume``
+    given with another ``--run-dir``; :class:`CheckpointError` for a ``--resume`` folder
+    without a checkpoint. A refusal leaves the file system as it was.
     """
-    folder = Path(folder)
-    found = run_files(folder) if folder.is_dir() else []
-    if found and not overwrite:
-        raise RunFolderError(f"{folder} already holds a training run ({', '.join(found)}): "
-                             f"continue it with --resume {folder}, or replace it with "
-                             "--overwrite")
-    try:
-        created = make_folder(folder)
-    except FolderError as e:
-        raise RunFolderError(f"run folder: {e}") from None
-    try:
-        check_writable(folder)
-    except RunFolderError:
-        remove_folders(created)
-        raise
-    return created
-
-
-def release(created: list[Path]) -> None:
-    """Remove the folders :func:`claim` created, where nothing was written in them."""
-    remove_folders(created)
+    folder = opts.folder()
+    if not opts.resume:
+        return claim(folder, overwrite=opts.overwrite, contents=run_files,
+                     what="a training run", advice=f"continue it with --resume {folder}, "
+                     "or replace it with --overwrite")
+    if "run_dir" in given and Path(opts.run_dir) != folder:
+        raise FolderError(f"--resume {folder} continues the run in {folder}: drop "
+                          f"--run-dir {opts.run_dir}")
+    if not (folder / CHECKPOINT).is_file():
+        raise CheckpointError(f"no checkpoint to resume: {folder / CHECKPOINT} does not exist")
+    return claim(folder)
 
 
 def clear(folder: Path) -> list[str]:

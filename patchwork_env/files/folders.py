@@ -1,23 +1,22 @@
-"""Output folders: create one and check it can be written, leaving nothing behind when a
-program refuses to start.
-
-A program that writes a folder checks it before any work, and a refused or failed start
-removes the folders it created, so the file system is left as it was found.
+"""Output folders: create one, remove the ones a program created, and the one error type of
+everything about folders (:class:`FolderError`). A program claims its folder with
+:func:`patchwork_env.files.claim.claim`, built on these.
 """
 
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 
 class FolderError(ValueError):
-    """An output folder that cannot be created or written; the message is one line."""
+    """A folder a program cannot use as asked: it cannot be created or written, holds
+    another run, or is in use by another program. The message is one line."""
 
 
-def _reason(e: OSError) -> str:
+def reason(e: OSError) -> str:
+    """The reason of an ``OSError`` in a few words (``Permission denied``)."""
     return e.strerror or str(e) or type(e).__name__
 
 
@@ -36,7 +35,7 @@ def make_folder(path: Path) -> list[Path]:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         remove_folders(missing)
-        raise FolderError(f"cannot create the folder {path}: {_reason(e)}") from None
+        raise FolderError(f"cannot create the folder {path}: {reason(e)}") from None
     return missing
 
 
@@ -45,19 +44,6 @@ def remove_folders(folders: Iterable[Path]) -> None:
     for folder in folders:
         with contextlib.suppress(OSError):
             folder.rmdir()
-
-
-def check_folder(path: Path) -> None:
-    """Check that ``path`` is, or can be made, a folder this process may write in, leaving
-    the file system as it was; :class:`FolderError` with a one-line reason if not."""
-    created = make_folder(path)
-    try:
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as e:
-        raise FolderError(f"cannot write in the folder {path}: {_reason(e)}") from None
-    finally:
-        remove_folders(created)
 
 
 def existing(folder: Path, names: Iterable[str]) -> list[str]:

@@ -113,7 +113,33 @@ def test_command_line_exit_status(tmp_path: Path) -> None:
                           timeout=120)
     assert done.returncode == 2
     assert done.stderr == ("error: unknown agent 'chess-engine': choose from random, greedy, "
-                           "mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
+                           "mcts[:N|:Ss], ppo[:PATH], ppo-sample[:PATH], "
                            "az[:PATH][:SIMS], az-playouts[:PATH][:SIMS], az-policy[:PATH], "
                            "human\n")
     assert done.stdout == ""
+
+
+def test_an_evaluation_refuses_a_folder_another_program_holds(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture
+                                                              ) -> None:
+    from patchwork_env.files.claim import claim
+
+    out = tmp_path / "out"
+    with claim(out), pytest.raises(SystemExit) as exit_info:
+        evaluate.main(["random", "greedy", "--games", "2", "--jobs", "1", "--out", str(out),
+                       "--overwrite"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"the folder {out} is in use by another program" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_tournament_leaves_no_folder(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(evaluate, "round_robin", interrupted)
+    assert evaluate.main(["random", "greedy", "--games", "2", "--jobs", "1"]) == 130
+    assert list(tmp_path.iterdir()) == []

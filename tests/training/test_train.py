@@ -24,7 +24,9 @@ from patchwork_env.data.rules import get_rules
 from patchwork_env.evaluation.arena import play_match
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.training.imitation import demonstrations, imitate
+from patchwork_env.training.metrics import MetricsCsv
 from patchwork_env.training.ppo.pool import OpponentPool, PoolOpponent
+from patchwork_env.training.ppo.session import start
 from patchwork_env.views.observation import layout, observe
 
 SHIPPED_MODEL_MOVES = [
@@ -64,7 +66,7 @@ def test_tiny_run_writes_its_outputs(tiny_run: Path) -> None:
     for name in ("checkpoint.pt", "best.zip", "final.zip", "best.pt", "final.pt",
                  "metrics.csv", "learning_curve.png"):
         assert (tiny_run / name).is_file(), name
-    rows = train.MetricsCsv.read(tiny_run / "metrics.csv")
+    rows = MetricsCsv.read(tiny_run / "metrics.csv")
     assert [int(r["steps"]) for r in rows] == [0, 256, 512]  # 0: after the warm start
     state = load_checkpoint(tiny_run / "checkpoint.pt")
     assert state["steps"] == 512 and state["updates"] == 2
@@ -76,7 +78,7 @@ def test_resume_restores_steps_and_pool_then_plays_legal_moves(tiny_run: Path,
                                                                 tmp_path: Path) -> None:
     saved = load_checkpoint(tiny_run / "checkpoint.pt")
     opts, given = train.parse_options(["--resume", str(tiny_run)])
-    run, resumed_at = train.start(opts, given)
+    run, resumed_at = start(opts, given)
     assert resumed_at == run.model.num_timesteps == 512
     assert run.updates == saved["updates"]
     assert [s.name for s in run.pool.snapshots] == ["self-1", "self-2"]
@@ -146,7 +148,7 @@ def test_mismatched_or_missing_checkpoint_is_refused(tiny_run: Path, tmp_path: P
 def test_init_starts_from_a_saved_policy(tiny_run: Path, tmp_path: Path, saved: str) -> None:
     opts, given = train.parse_options([*TINY, "--init", str(tiny_run / saved),
                                        "--run-dir", str(tmp_path)])
-    run, _ = train.start(opts, given)
+    run, _ = start(opts, given)
     saved = MaskablePPO.load(tiny_run / "final.zip", device="cpu").policy.state_dict()
     for key, value in run.model.policy.state_dict().items():
         assert torch.equal(value, saved[key]), key
@@ -162,6 +164,18 @@ def test_init_from_another_network_or_no_file_is_refused(tiny_run: Path, tmp_pat
     assert train_ppo([*TINY, "--run-dir", str(tmp_path / "b"),
                        "--init", str(tmp_path / "none.zip")]) == 2
     assert "--init: no model file at" in capsys.readouterr().err
+
+
+def test_a_run_refuses_a_folder_another_program_holds(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from patchwork_env.files.claim import claim
+
+    with claim(tmp_path / "run"):
+        assert train_ppo([*TINY, "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert f"the folder {tmp_path / 'run'} is in use by another program" in err
+    assert err.startswith("train.py: error:") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_flags_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:

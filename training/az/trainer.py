@@ -34,6 +34,8 @@ from tqdm import tqdm
 
 from patchwork_env.agents.az.net import AZNet, build_az_net, load_az_net, save_az_net
 from patchwork_env.data.rules import get_rules
+from patchwork_env.files.claim import Claim, claim
+from patchwork_env.files.folders import FolderError, existing
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
@@ -226,20 +228,21 @@ class AZRun:
                 "mean_abs_score_diff": st["mean_abs_score_diff"]}
 
 
-def _claim(opts: AZOptions) -> Path:
+def _claim(opts: AZOptions) -> Claim:
+    """The claim on the run folder, locked for the life of the run: :class:`AZRunError` for
+    a ``resume`` without a checkpoint, a folder that holds another run (unless
+    ``overwrite``), or one that cannot be created or written or is in use."""
     folder = opts.folder()
-    if opts.resume:
-        if not (folder / CHECKPOINT).is_file():
-            raise AZRunError(f"cannot resume: there is no {CHECKPOINT} in {folder}")
-        return folder
-    if (folder / CHECKPOINT).exists() and not opts.overwrite:
-        raise AZRunError(f"{folder} holds another run: resume it, pass overwrite, or choose "
-                         "another run_dir")
+    if opts.resume and not (folder / CHECKPOINT).is_file():
+        raise AZRunError(f"cannot resume: there is no {CHECKPOINT} in {folder}")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise AZRunError(f"cannot create the run folder {folder}: {e.strerror or e}") from None
-    return folder
+        if opts.resume:
+            return claim(folder)
+        return claim(folder, overwrite=opts.overwrite,
+                     contents=lambda found: existing(found, [CHECKPOINT]), what="another run",
+                     advice="resume it, pass overwrite, or choose another run_dir")
+    except FolderError as e:
+        raise AZRunError(str(e)) from None
 
 
 def _open_run(opts: AZOptions, folder: Path) -> AZRun:
@@ -274,18 +277,19 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     if opts.threads:
         torch.set_num_threads(opts.threads)
         numba.set_num_threads(min(opts.threads, numba.config.NUMBA_NUM_THREADS))
-    run = _open_run(opts, _claim(opts))
-    try:
-        if run.opts.teacher and not run.warm_started:
-            result = run.warm_start(progress=log is not None)
-            run.save()
-            if log:
-                log(f"imitated {run.opts.teacher} on {run.opts.teacher_positions} positions "
-                    f"({result['steps']} steps): policy {result['policy']:.3f}, "
-                    f"value {result['value']:.3f}")
-        return _iterate(run, log)
-    finally:
-        run.close()
+    with _claim(opts) as folder:
+        run = _open_run(opts, folder)
+        try:
+            if run.opts.teacher and not run.warm_started:
+                result = run.warm_start(progress=log is not None)
+                run.save()
+                if log:
+                    log(f"imitated {run.opts.teacher} on {run.opts.teacher_positions} "
+                        f"positions ({result['steps']} steps): policy {result['policy']:.3f}, "
+                        f"value {result['value']:.3f}")
+            return _iterate(run, log)
+        finally:
+            run.close()
 
 
 def _iterate(run: AZRun, log: Any) -> dict[str, Any]:

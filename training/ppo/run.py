@@ -20,6 +20,7 @@ from patchwork_env.agents.ppo.networks import NETS, FastMaskablePolicy, Patchwor
 from patchwork_env.training.checkpoint import CheckpointError, export_policy, save_checkpoint
 from patchwork_env.training.imitation import demonstrations, imitate
 from patchwork_env.training.ppo.pool import OpponentPool, SelfPlayVecEnv
+from patchwork_env.training.run_folder import CHECKPOINT
 
 
 def build_model(opts: Any, env: SelfPlayVecEnv) -> MaskablePPO:
@@ -114,7 +115,7 @@ class Run:
 
     def save(self) -> None:
         """Write the checkpoint (atomically)."""
-        save_checkpoint(self.dir / "checkpoint.pt", {
+        save_checkpoint(self.dir / CHECKPOINT, {
             "options": dataclasses.asdict(self.opts),
             "steps": self.model.num_timesteps,
             "updates": self.updates,
