@@ -1,23 +1,9 @@
 """Agents that play Patchwork, and the registry that builds them from a spec string.
 
-=====================  ====================================================================
-spec                   agent
-=====================  ====================================================================
-``random``             uniform over the legal moves
-``greedy``             the best move one step ahead by a patch-value and quilt-shape heuristic
-``mcts[:BUDGET]``      UCT tree search; ``mcts:400`` = 400 simulations per move (the default),
-                       ``mcts:1s`` = one second per move
-``ppo[:PATH]``         a policy file (``.pt``) or MaskablePPO ``.zip`` played deterministically
-                       (default: the shipped model, :data:`agents.ppo.DEFAULT_MODEL`)
-``ppo-sample[:PATH]``  the same, sampling its moves from the policy
-``az[:PATH][:SIMS]``   an az network (:mod:`agents.az_net`) with batched Gumbel search, at
-                       most ``SIMS`` network evaluations per move (default 32; default
-                       network: the shipped one, :data:`agents.az.DEFAULT_MODEL`)
-``az-playouts[:...]``  the same search, each leaf valued by the network and random
-                       playouts together (``az-playouts[:PATH][:SIMS]``)
-``az-policy[:PATH]``   the same network without search: its most likely legal move
-``human``              a person at the terminal
-=====================  ====================================================================
+A spec is an agent's name with an optional argument (``mcts:200``, ``ppo:runs/x/best.pt``);
+:data:`SPECS` lists them, each with its builder and the line that describes it (the
+command lines print that table in their ``--help``). :func:`make` builds an agent,
+:func:`make_opponent` an opponent for the single-agent and vector environments.
 
 >>> from patchwork_env import agents
 >>> agent = agents.make("mcts:200", seed=0)
@@ -28,13 +14,14 @@ spec                   agent
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from patchwork_env.agents.base import Agent
 from patchwork_env.agents.policy_agent import PolicyAgent
-from patchwork_env.envs.opponents import AgentOpponent, Opponent, RandomOpponent
+from patchwork_env.envs.opponents import AgentOpponent, Opponent, RandomOpponent, as_opponent
 
-SPEC_HELP = ("random, greedy, mcts[:SIMULATIONS|:SECONDSs], ppo[:PATH], ppo-sample[:PATH], "
-             "az[:PATH][:SIMS], az-playouts[:PATH][:SIMS], az-policy[:PATH], human")
+Builder = Callable[[str | None, int | None], Agent]
+"""``build(argument or None, seed) -> agent``."""
 
 
 class AgentSpecError(ValueError):
@@ -92,19 +79,45 @@ def _human(arg: str | None, seed: int | None) -> Agent:
     return HumanAgent(seed)
 
 
-_FACTORIES: dict[str, tuple[Callable[[str | None, int | None], Agent], bool]] = {
-    # name: (factory, whether it takes an argument)
-    "random": (_random, False),
-    "greedy": (_greedy, False),
-    "mcts": (_mcts, True),
-    "ppo": (_ppo(sample=False), True),
-    "ppo-sample": (_ppo(sample=True), True),
-    "az": (_az, True),
-    "az-playouts": (_az_playouts, True),
-    "az-policy": (_az_policy, True),
-    "human": (_human, False),
-}
-AGENT_NAMES = tuple(_FACTORIES)
+class AgentSpec(NamedTuple):
+    """One entry of the registry."""
+
+    name: str
+    """What a spec starts with (``mcts``)."""
+    usage: str
+    """The spec with its optional argument, as the help shows it (``mcts[:N|:Ss]``)."""
+    build: Builder
+    takes_argument: bool
+    help: str
+    """What the agent does, in one line."""
+
+
+SPECS: tuple[AgentSpec, ...] = (
+    AgentSpec("random", "random", _random, False, "uniform over the legal moves"),
+    AgentSpec("greedy", "greedy", _greedy, False,
+              "the best move one step ahead (patch value and quilt shape)"),
+    AgentSpec("mcts", "mcts[:N|:Ss]", _mcts, True,
+              "UCT tree search: N simulations per move (default 400) or S seconds"),
+    AgentSpec("ppo", "ppo[:PATH]", _ppo(sample=False), True,
+              "a trained policy (.pt or .zip; default: the shipped one)"),
+    AgentSpec("ppo-sample", "ppo-sample[:PATH]", _ppo(sample=True), True,
+              "the same, sampling its moves instead of the likeliest"),
+    AgentSpec("az", "az[:PATH][:SIMS]", _az, True,
+              "a search-guided network with at most SIMS network evaluations per move "
+              "(default 32; default network: the shipped one)"),
+    AgentSpec("az-playouts", "az-playouts[:PATH][:SIMS]", _az_playouts, True,
+              "the same search, each leaf valued by the network and random playouts together"),
+    AgentSpec("az-policy", "az-policy[:PATH]", _az_policy, True,
+              "the same network without search: its most likely legal move"),
+    AgentSpec("human", "human", _human, False,
+              "a person at the terminal (patchwork-play only)"),
+)
+"""The agents :func:`make` builds, in the order the help lists them."""
+
+_BY_NAME = {spec.name: spec for spec in SPECS}
+AGENT_NAMES = tuple(_BY_NAME)
+SPEC_HELP = ", ".join(spec.usage for spec in SPECS)
+"""The specs in one line, for error messages."""
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
@@ -112,9 +125,9 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec is a non-empty string, got {spec!r}")
     name, sep, arg = spec.strip().partition(":")
-    if name not in _FACTORIES:
+    if name not in _BY_NAME:
         raise AgentSpecError(f"unknown agent {spec!r}: choose from {SPEC_HELP}")
-    if sep and not _FACTORIES[name][1]:
+    if sep and not _BY_NAME[name].takes_argument:
         raise AgentSpecError(f"agent {name!r} takes no argument, got {spec!r}")
     if sep and not arg:
         raise AgentSpecError(f"agent spec {spec!r} has an empty argument after ':'")
@@ -122,14 +135,14 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
 
 
 def make(spec: str, seed: int | None = None) -> Agent:
-    """Build the agent that ``spec`` names (see the module docstring), seeded with ``seed``.
+    """Build the agent that ``spec`` names (see :data:`SPECS`), seeded with ``seed``.
 
     Every problem with the spec (an unknown name, a bad budget, a missing or unreadable
     checkpoint) raises :class:`AgentSpecError` with a one-line message.
     """
     name, arg = parse_spec(spec)
     try:
-        return _FACTORIES[name][0](arg, seed)
+        return _BY_NAME[name].build(arg, seed)
     except AgentSpecError:
         raise
     except (ValueError, OSError) as e:
@@ -149,24 +162,26 @@ class RegistryOpponent(AgentOpponent):
             self.agent = make(self.spec, seed)
 
 
-def make_opponent(spec: str, seed: int | None = None) -> Opponent:
-    """An opponent for the single-agent and vector environments from an agent spec.
+def make_opponent(opponent: str | Any, seed: int | None = None) -> Opponent:
+    """An opponent for the single-agent and vector environments.
 
-    ``"random"`` gives the environments' compiled random player; any other spec (see the
-    module docstring) the registry's agent, seeded with ``seed``. Problems with the spec
-    raise :class:`AgentSpecError`.
+    A spec (see :data:`SPECS`) gives the registry's agent, seeded with ``seed`` (``"random"``
+    the environments' compiled random player); problems with it raise
+    :class:`AgentSpecError`. Anything else goes to
+    :func:`~patchwork_env.envs.opponents.as_opponent` (an opponent, an agent or a policy).
 
     >>> import gymnasium
     >>> env = gymnasium.make("patchwork_env/Patchwork-v0", opponent=make_opponent("greedy"))
     """
-    if isinstance(spec, str) and spec.strip() == "random":
+    if not isinstance(opponent, str):
+        return as_opponent(opponent)
+    if opponent.strip() == "random":
         return RandomOpponent()
     try:
-        return RegistryOpponent(spec, seed)
+        return RegistryOpponent(opponent, seed)
     except ValueError as e:
-        raise AgentSpecError(f"opponent {spec!r}: {e}") from e
+        raise AgentSpecError(f"opponent {opponent!r}: {e}") from e
 
 
-__all__ = ["AGENT_NAMES", "SPEC_HELP", "Agent", "AgentSpecError", "PolicyAgent",
-           "RegistryOpponent", "make",
-           "make_opponent", "parse_spec"]
+__all__ = ["AGENT_NAMES", "SPECS", "SPEC_HELP", "Agent", "AgentSpec", "AgentSpecError",
+           "PolicyAgent", "RegistryOpponent", "make", "make_opponent", "parse_spec"]

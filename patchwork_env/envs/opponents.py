@@ -9,9 +9,10 @@ An :class:`Opponent` moves in whole batches of games. Three kinds come with the 
 * :class:`AgentOpponent`: any object with ``act(batch, rows) -> actions`` (the interface of
   the players in :mod:`patchwork_env.agents`).
 
-The environments take an opponent object, a policy, an agent or ``"random"``; they never
-look names up. Named players (``"greedy"``, ``"mcts:200"``, ...) come from the agents
-layer: ``patchwork_env.agents.make_opponent("greedy", seed=0)``.
+The environments take an opponent object, a policy, an agent or ``"random"``
+(:func:`as_opponent`); they never look names up. Named players (``"greedy"``,
+``"mcts:200"``, ...) come from the agents layer:
+``patchwork_env.agents.make_opponent("greedy", seed=0)``.
 
 Whatever an opponent returns is checked before it is played: a wrong length, a
 non-integer, an action out of range, ``-1`` or an illegal move raises ``ValueError``
@@ -148,7 +149,7 @@ class AgentOpponent(Opponent):
             reseed(seed)
 
 
-def make_opponent(opponent: Any) -> Opponent:
+def as_opponent(opponent: Any) -> Opponent:
     """An :class:`Opponent` from an opponent, ``"random"``, an agent or a policy callable."""
     if isinstance(opponent, Opponent):
         return opponent
@@ -166,5 +167,8 @@ def make_opponent(opponent: Any) -> Opponent:
                     f"or a policy (observations, masks) -> actions; got {type(opponent).__name__}")
 
 
+make_opponent = as_opponent
+"""The name :mod:`.duel` imports :func:`as_opponent` by."""
+
 __all__ = ["AgentOpponent", "Opponent", "Policy", "PolicyOpponent", "RandomOpponent",
-           "make_opponent"]
+           "as_opponent"]
