@@ -9,13 +9,23 @@ from __future__ import annotations
 import numpy as np
 
 from patchwork_env import Game, GameBatch, Rules
-from patchwork_env.data.actions import N_CELLS
+from patchwork_env.data.actions import N_CELLS, encode_buy, parse_cell
 from patchwork_env.data.patches import LEATHER_ID
 from patchwork_env.data.tables import cells_to_words
 from patchwork_env.engine.kernels import STATE_DTYPE
 
 EMPTY = "\n".join(["........."] * 9)
 FULL = "\n".join(["XXXXXXXXX"] * 9)
+
+CIRCLE = [1, 0, 3, 4, 2, *range(5, 33)]
+"""A circle whose first patches are easy to reason about: 1 = XXX (cost 2, time 2),
+0 = XX (cost 2, time 1), 3 = XXXXX (cost 7, time 1, income 1), 4 = XX/XX (cost 6, time 5,
+income 2), 2 = XXXX (cost 3, time 3, income 1)."""
+
+
+def buy(slot: int, at: str, orientation: int = 0) -> int:
+    """The action buying the patch of ``slot`` in ``orientation`` anchored at cell ``at``."""
+    return encode_buy(slot, orientation, parse_cell(at))
 
 
 def cells(picture: str) -> list[int]:
@@ -61,4 +71,5 @@ def position(
 
 
 def empty_cells(game: Game, player: int) -> int:
+    """The number of empty cells of ``player``'s quilt."""
     return N_CELLS - len(game.quilt_cells(player))

@@ -1,5 +1,8 @@
 """The ``Discrete(2026)`` action space: encoding, decoding and a readable notation.
 
+Section 11 of the rules page (docs/rules.md): the layout below is rule 11.1, the notation
+rule 11.7.
+
 =============  ==========================================================================
 action         meaning
 =============  ==========================================================================
@@ -57,7 +60,7 @@ Move = Buy | Advance | Leather
 
 
 def encode_buy(slot: int, orientation: int, anchor: int) -> int:
-    """The action that buys the patch in ``slot`` and places it at ``anchor``."""
+    """Rule 11.2: the action that buys the patch in ``slot`` and places it at ``anchor``."""
     if not 0 <= slot < N_SLOTS:
         raise ValueError(f"slot must be in 0..{N_SLOTS - 1}, got {slot}")
     if not 0 <= orientation < N_ORIENTATIONS:
@@ -67,13 +70,14 @@ def encode_buy(slot: int, orientation: int, anchor: int) -> int:
 
 
 def encode_leather(cell: int) -> int:
-    """The action that places a pending leather patch on ``cell``."""
+    """Rule 11.4: the action that places a pending leather patch on ``cell``."""
     _check_cell(cell, "cell")
     return LEATHER_BASE + cell
 
 
 def decode_action(action: int) -> Move:
-    """Split an action id into :class:`Buy`, :class:`Advance` or :class:`Leather`."""
+    """Rule 11.1: split an action id into :class:`Buy`, :class:`Advance` or
+    :class:`Leather`."""
     action = _check_action(action)
     if action < N_BUY_ACTIONS:
         slot, rest = divmod(action, SLOT_STRIDE)
@@ -85,7 +89,7 @@ def decode_action(action: int) -> Move:
 
 
 def cell_name(cell: int) -> str:
-    """``a1`` .. ``i9``: column letter, then row number (``a1`` is cell 0)."""
+    """Rule 11.7: ``a1`` .. ``i9``, column letter then row number (``a1`` is cell 0)."""
     _check_cell(cell, "cell")
     row, col = divmod(cell, BOARD_SIZE)
     return f"{_COLUMNS[col]}{row + 1}"
@@ -100,7 +104,7 @@ def parse_cell(name: str) -> int:
 
 
 def format_action(action: int) -> str:
-    """A readable notation of an action, e.g. ``buy slot 1 o3 at c4``."""
+    """Rule 11.7: a readable notation of an action, e.g. ``buy slot 1 o3 at c4``."""
     move = decode_action(action)
     if isinstance(move, Buy):
         return f"buy slot {move.slot} o{move.orientation} at {cell_name(move.anchor)}"
@@ -114,7 +118,8 @@ _LEATHER_RE = re.compile(r"leather\s+at\s+(\S+)")
 
 
 def parse_action(text: str) -> int:
-    """Read the notation of :func:`format_action` (or a bare action id) back to an id."""
+    """Rule 11.7: read the notation of :func:`format_action` (or a bare action id) back to
+    an id."""
     if not isinstance(text, str):
         raise TypeError(f"expected a move as text, got {type(text).__name__}")
     s = " ".join(text.strip().lower().split())

@@ -1,8 +1,10 @@
 """The 33 patches of Patchwork, the leather patch, and their orientations.
 
-A shape is written as rows separated by ``/`` with ``X`` for a covered cell, exactly as in
-the rules document. Orientation ``o = mirror * 4 + rotation``: the shape is mirrored
-left-right when ``mirror`` is 1, then rotated ``rotation`` quarter turns clockwise.
+Section 10 of the rules page (docs/rules.md), whose catalogue docs/make_rules_patches.py
+writes from this module. A shape is written as rows separated by ``/`` with ``X`` for a
+covered cell (rule 10.2). Orientation ``o = mirror * 4 + rotation`` (rule 5.1): the shape
+is mirrored left-right when ``mirror`` is 1, then rotated ``rotation`` quarter turns
+clockwise.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ class Patch:
         return len(self.cells)
 
     def oriented(self, orientation: int) -> Cells:
-        """The cells of the patch in ``orientation`` (0..7), normalised to the origin."""
+        """Rule 5.1: the cells of the patch in ``orientation`` (0..7), normalised to the
+        origin."""
         if not 0 <= orientation < N_ORIENTATIONS:
             raise ValueError(f"orientation must be in 0..7, got {orientation}")
         cells = list(self.cells)
@@ -58,7 +61,8 @@ class Patch:
 
     @cached_property
     def canonical_orientations(self) -> tuple[int, ...]:
-        """The first orientation of each distinct oriented shape, in increasing order."""
+        """Rule 5.2: the first orientation of each distinct oriented shape, in increasing
+        order."""
         seen: set[Cells] = set()
         keep = []
         for o in range(N_ORIENTATIONS):
@@ -75,7 +79,7 @@ def _normalise(cells: list[tuple[int, int]]) -> Cells:
     return tuple(sorted((r - r0, c - c0) for r, c in cells))
 
 
-# (shape, cost, time, income) by id, as in the rules document.
+# (shape, cost, time, income) by id: the catalogue of rule 10.3 (docs/rules.md).
 _TABLE = (
     ("XX", 2, 1, 0),
     ("XXX", 2, 2, 0),
@@ -121,7 +125,8 @@ LEATHER_ID = N_PATCHES
 """Id used for a leather patch wherever a patch id is recorded (33)."""
 
 LEATHER = Patch(LEATHER_ID, "X", 0, 0, 0)
-"""The 1x1 leather patch won on the time track."""
+"""The 1x1 leather patch won on the time track (rules 6.5-6.7, 10.3)."""
 
 FIRST_PATCH_ID = 0
-"""The 1x2 patch that starts the game last in the circle, just behind the neutral token."""
+"""The 1x2 patch that starts the game last in the circle, just behind the neutral token
+(rule 2.1)."""

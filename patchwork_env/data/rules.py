@@ -1,7 +1,8 @@
 """Rule sets: every number of the rules that a variant may change, as data.
 
-The engine reads nothing but a :class:`Rules`; three named presets cover the rules document
-of this project and the two published editions.
+Section 9 of the rules page (docs/rules.md): the engine reads nothing but a :class:`Rules`
+(rule 9.1); three named presets cover this project's rules and the leather layouts of two
+published editions (rule 9.2); a custom rule set is checked field by field (rule 9.3).
 """
 
 from __future__ import annotations
@@ -15,22 +16,24 @@ BOARD_SIZE = 9
 
 @dataclass(frozen=True)
 class Rules:
-    """The numbers of a Patchwork rule set."""
+    """The numbers of a Patchwork rule set (rule 9.1 (docs/rules.md))."""
 
     leather_positions: tuple[int, ...] = (20, 26, 32, 38, 44)
-    """Spaces of the time track holding a 1x1 leather patch at the start."""
+    """Spaces of the time track holding a 1x1 leather patch at the start (rule 6.5)."""
     income_positions: tuple[int, ...] = (5, 11, 17, 23, 29, 35, 41, 47, 53)
-    """Spaces that pay each player crossing them his income."""
+    """Spaces that pay each player crossing them the player's income (rules 6.2, 6.4)."""
     track_end: int = 53
-    """The last space of the time track; the game ends when both tokens stand on it."""
+    """The last space of the time track (rule 6.1); the game ends when both tokens stand
+    on it (rule 8.1)."""
     start_buttons: int = 5
-    """Buttons each player starts with."""
+    """Buttons each player starts with (rule 2.2)."""
     bonus_size: int = 7
-    """Side of the square whose full coverage wins the bonus tile."""
+    """Side of the square whose full coverage wins the bonus tile (rule 7.1)."""
     bonus_points: int = 7
-    """Points the bonus tile is worth at the end."""
+    """Points the bonus tile is worth at the end (rule 8.2)."""
 
     def __post_init__(self) -> None:
+        """Rule 9.3: refuse a field outside its limits, by name."""
         for name in ("leather_positions", "income_positions"):
             value = getattr(self, name)
             if not isinstance(value, tuple):
@@ -80,7 +83,7 @@ PRESETS: dict[str, Rules] = {
     "revised": Rules(leather_positions=(26, 32, 38, 44, 50)),
     "classic": Rules(leather_positions=(20, 26, 32, 44, 50)),
 }
-"""Named rule sets: this project's default and the two published leather layouts."""
+"""Named rule sets (rule 9.2): this project's default and two published leather layouts."""
 
 
 def get_rules(rules: str | Rules | dict[str, Any]) -> Rules:

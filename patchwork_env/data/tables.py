@@ -40,7 +40,8 @@ def _build_placements() -> tuple[np.ndarray, np.ndarray]:
     """``masks[patch, code]`` (two words) and ``legal_code[patch, code]``.
 
     ``code = orientation * 81 + anchor``; a code is legal for a patch when its orientation
-    is canonical and the oriented shape lies fully inside the board from that anchor.
+    is canonical (rule 5.2 (docs/rules.md)) and the oriented shape lies fully inside the
+    board from that anchor (rule 5.3).
     """
     masks = np.zeros((N_PATCHES, SLOT_STRIDE, 2), dtype=np.uint64)
     legal = np.zeros((N_PATCHES, SLOT_STRIDE), dtype=np.bool_)
@@ -66,8 +67,8 @@ PLACEMENT_MASKS, PLACEMENT_LEGAL = _build_placements()
 
 
 def _build_orientations() -> tuple[np.ndarray, ...]:
-    """Per canonical orientation: its id, its cells as offsets from the anchor, and the
-    anchors from which it stays on the board (a bitboard).
+    """Per canonical orientation (rule 5.2): its id, its cells as offsets from the anchor,
+    and the anchors from which it stays on the board (a bitboard, rule 5.3).
 
     With these, the anchors where a shape fits on a quilt are the valid anchors ANDed with
     the empty cells shifted down by each offset: a handful of word operations per shape
@@ -123,7 +124,7 @@ FULL_QUILT = np.array(cells_to_words(range(N_CELLS)), dtype=np.uint64)
 
 
 def bonus_masks(size: int) -> np.ndarray:
-    """``(k, 2) uint64``: every ``size`` x ``size`` square of the board."""
+    """``(k, 2) uint64``: every ``size`` x ``size`` square of the board (rule 7.1)."""
     squares = []
     for r in range(BOARD_SIZE - size + 1):
         for c in range(BOARD_SIZE - size + 1):
@@ -146,7 +147,7 @@ class RuleTables:
         track = np.zeros(rules.track_end + 1, dtype=np.int16)
         track[list(rules.income_positions)] = 1
         self.income_before = np.cumsum(track).astype(np.int16)
-        """Number of income spaces at or before each space."""
+        """Number of income spaces at or before each space (rules 6.2, 6.4)."""
         self.leather_spaces = np.array(rules.leather_positions, dtype=np.int16)
         self.bonus_masks = bonus_masks(rules.bonus_size)
         self.track_end = rules.track_end

@@ -6,11 +6,13 @@ games (or over mask rows); :mod:`.engine` compiles each one serial and multi-thr
 only serially (:func:`check_kernel`, :func:`set_up_games`, :func:`restart_finished`, the
 one-game entry points of :class:`~patchwork_env.views.game.Game`) follow.
 
-First, the legal actions of one game in the two forms besides the mask of
-:func:`~.kernels.write_legal_mask`: listed in order (:func:`enumerate_legal`, for
+First, the legal actions of one game (rule 11.5 of docs/rules.md) in the two forms besides
+the mask of :func:`~.kernels.write_legal_mask`, both walking the same
+:func:`~.kernels.visit_legal`: listed in order (:func:`enumerate_legal`, for
 :meth:`~patchwork_env.views.game.Game.legal_actions`) and drawn uniformly at random
 (:func:`random_legal_action`: the engine's random moves and playouts, the tree search's
-rollouts). Also here: the uniform draw from the set entries of a mask.
+rollouts); and why an action is illegal (:func:`check_action`, rule 11.6). Also here: the
+uniform draw from the set entries of a mask.
 """
 
 from __future__ import annotations
@@ -22,19 +24,16 @@ from patchwork_env.data.actions import (
     ADVANCE,
     LEATHER_BASE,
     N_ACTIONS,
-    N_CELLS,
-    N_SLOTS,
     SLOT_STRIDE,
 )
-from patchwork_env.data.tables import ORIENT_ID, ORIENT_START
+from patchwork_env.data.tables import CELL_MASKS, PATCH_COST, PLACEMENT_LEGAL, PLACEMENT_MASKS
 from patchwork_env.engine.bits import (
     MAX_WORDS_COUNTED,
     PREFETCH_AHEAD,
-    bit_index,
     count_set_bytes,
     kth_bit,
+    list_set_bits,
     load_u64,
-    lowest_bit,
     popcount,
     prefetch_row,
     random_below,
@@ -42,92 +41,109 @@ from patchwork_env.engine.bits import (
     set_bytes_in_word,
 )
 from patchwork_env.engine.kernels import (
+    ERR_BAD_PLACEMENT,
+    ERR_CELL_TAKEN,
+    ERR_GAME_OVER,
+    ERR_LEATHER_PENDING,
+    ERR_NO_LEATHER,
+    ERR_NO_SLOT,
+    ERR_OUT_OF_RANGE,
+    ERR_OVERLAP,
+    ERR_TOO_EXPENSIVE,
     OK,
     apply_action,
-    buyable_patch,
-    check_action,
     clear_game,
     draw_setup,
-    empty_cells,
-    empty_words,
-    free_anchors,
+    fits,
+    n_slots,
     score,
     start_game,
+    visit_legal,
     winner,
     write_legal_mask,
 )
 
 # ---------------------------------------------------------------------------------------
-# the legal actions of one game, listed or drawn uniformly at random
+# the legal actions of one game (rule 11.5), listed or drawn uniformly at random; why an
+# action is illegal (rule 11.6)
 
 
 @njit(cache=True, inline="always")
-def _list_bits(out, n, base, lo, hi):
-    """Append ``base + c`` for every set bit ``c`` of the bitboard ``lo, hi`` to ``out``
-    (from ``out[n]`` on, in increasing order); returns the new length."""
-    for w in range(2):
-        bits = hi if w else lo
-        while bits:
-            low = lowest_bit(bits)
-            out[n] = base + w * 64 + bit_index(low)
-            n += 1
-            bits ^= low
-    return n
+def _list_block(acc, base, lo, hi):
+    """Visitor of :func:`~.kernels.visit_legal`: append the block's actions to a list."""
+    out, n = acc
+    return (out, list_set_bits(out, n, base, lo, hi)), False
 
 
 @njit(cache=True)
 def enumerate_legal(s, out):
     """Write the legal actions of ``s`` in increasing order to ``out``; return how many."""
-    if s.to_move < 0:
-        return 0
-    p = s.to_move
-    empty_lo, empty_hi = empty_words(s, p)
-    if s.pending_leather > 0:
-        return _list_bits(out, 0, LEATHER_BASE, empty_lo, empty_hi)
-    n = 0
-    for slot in range(N_SLOTS):
-        patch = buyable_patch(s, p, slot)
-        if patch < 0:
-            continue
-        for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
-            lo, hi = free_anchors(e, empty_lo, empty_hi)
-            n = _list_bits(out, n, slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS, lo, hi)
-    out[n] = ADVANCE
-    return n + 1
+    _, n = visit_legal(s, _list_block, (out, 0))
+    return n
+
+
+@njit(cache=True, inline="always")
+def _count_block(total, base, lo, hi):
+    """Visitor of :func:`~.kernels.visit_legal`: count the block's actions."""
+    return total + popcount(lo) + popcount(hi), False
+
+
+@njit(cache=True, inline="always")
+def _find_block(acc, base, lo, hi):
+    """Visitor of :func:`~.kernels.visit_legal`: find the legal action ``k`` (from 0) of
+    ``acc = (k, -1)``; stops with ``(0, action)`` at the block that holds it."""
+    k, _ = acc
+    c = popcount(lo) + popcount(hi)
+    if k < c:
+        return (0, base + kth_bit(lo, hi, k)), True
+    return (k - c, -1), False
 
 
 @njit(cache=True)
 def random_legal_action(s, rng):
     """``(new_rng, action)``: an action drawn uniformly from the legal ones, -1 if over.
 
-    Counts the free anchors of every orientation of the buyable patches (a few word
-    operations each), draws one legal action among them and advance, then finds it.
+    Counts the legal actions (a few word operations per block), draws one of them, then
+    walks the blocks again up to the one that holds it.
     """
     if s.to_move < 0:
         return rng, -1
-    p = s.to_move
-    empty_lo, empty_hi = empty_words(s, p)
-    if s.pending_leather > 0:
-        rng, k = random_below(rng, empty_cells(s, p))
-        return rng, LEATHER_BASE + kth_bit(empty_lo, empty_hi, k)
-    total = 1  # advance
-    for slot in range(N_SLOTS):
-        patch = buyable_patch(s, p, slot)
-        if patch >= 0:
-            for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
-                lo, hi = free_anchors(e, empty_lo, empty_hi)
-                total += popcount(lo) + popcount(hi)
+    total = visit_legal(s, _count_block, 0)
     rng, k = random_below(rng, total)
-    for slot in range(N_SLOTS):
-        patch = buyable_patch(s, p, slot)
-        if patch >= 0:
-            for e in range(ORIENT_START[patch], ORIENT_START[patch + 1]):
-                lo, hi = free_anchors(e, empty_lo, empty_hi)
-                c = popcount(lo) + popcount(hi)
-                if k < c:
-                    return rng, slot * SLOT_STRIDE + ORIENT_ID[e] * N_CELLS + kth_bit(lo, hi, k)
-                k -= c
-    return rng, ADVANCE
+    _, action = visit_legal(s, _find_block, (k, -1))
+    return rng, action
+
+
+@njit(cache=True)
+def check_action(s, a):
+    """Rule 11.6: why action ``a`` is illegal in game ``s``, or ``OK``."""
+    if s.to_move < 0:
+        return ERR_GAME_OVER
+    if a < 0 or a >= N_ACTIONS:
+        return ERR_OUT_OF_RANGE
+    p = s.to_move
+    if a >= LEATHER_BASE:
+        if s.pending_leather == 0:
+            return ERR_NO_LEATHER
+        if not fits(s, p, CELL_MASKS[a - LEATHER_BASE, 0], CELL_MASKS[a - LEATHER_BASE, 1]):
+            return ERR_CELL_TAKEN
+        return OK
+    if s.pending_leather > 0:
+        return ERR_LEATHER_PENDING
+    if a == ADVANCE:
+        return OK
+    slot = a // SLOT_STRIDE
+    code = a % SLOT_STRIDE
+    if slot >= n_slots(s):
+        return ERR_NO_SLOT
+    patch = s.circle[slot]
+    if not PLACEMENT_LEGAL[patch, code]:
+        return ERR_BAD_PLACEMENT
+    if PATCH_COST[patch] > s.buttons[p]:
+        return ERR_TOO_EXPENSIVE
+    if not fits(s, p, PLACEMENT_MASKS[patch, code, 0], PLACEMENT_MASKS[patch, code, 1]):
+        return ERR_OVERLAP
+    return OK
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,9 +159,9 @@ def legal_mask_kernel(state, out):
 
 
 def step_kernel(state, actions, income_before, leather_spaces, bonus_squares, track_end):
-    """Play ``actions[i]`` in game ``i`` without the legality test, but never out of bounds:
-    an action outside ``0..N_ACTIONS-1`` (``-1`` included) or any action in a finished game
-    leaves that game as it is."""
+    """Rule 4.1: play ``actions[i]`` in game ``i`` without the legality test, but never out
+    of bounds: an action outside ``0..N_ACTIONS-1`` (``-1`` included) or any action in a
+    finished game leaves that game as it is."""
     for i in prange(state.shape[0]):
         a = actions[i]
         if a >= 0 and a < N_ACTIONS and state[i].to_move >= 0:
@@ -222,26 +238,29 @@ def sample_mask_kernel(mask, seed, out):
 
 
 def setups_kernel(seed, first_patch, circles, first_players):
-    """Random starting circles and first players; row ``j`` uses its own generator state."""
+    """Rules 2.1 and 2.3: random starting circles and first players; row ``j`` uses its own
+    generator state."""
     for j in prange(circles.shape[0]):
         _, first_players[j] = draw_setup(row_seed(seed, j), first_patch, circles[j])
 
 
 def start_games_kernel(state, rows, seed, first_patch, start_buttons):
-    """New random games in ``state[rows]``, set up as :func:`setups_kernel` would."""
+    """Section 2: new random games in ``state[rows]``, set up as :func:`setups_kernel`
+    would."""
     for j in prange(rows.shape[0]):
         start_game(state[rows[j]], row_seed(seed, j), first_patch, start_buttons)
 
 
 def scores_kernel(state, bonus_points, out):
-    """``out[i] = (score of player 0, score of player 1)`` of game ``i``."""
+    """Rule 8.2: ``out[i] = (score of player 0, score of player 1)`` of game ``i``."""
     for i in prange(state.shape[0]):
         out[i, 0] = score(state[i], 0, bonus_points)
         out[i, 1] = score(state[i], 1, bonus_points)
 
 
 def winners_kernel(state, bonus_points, out):
-    """``out[i]``: the winner of game ``i`` if it is over, else -1."""
+    """Rules 8.1, 8.3 and 8.4: ``out[i]``, the winner of game ``i`` if it is over, else
+    -1."""
     for i in prange(state.shape[0]):
         out[i] = winner(state[i], bonus_points) if state[i].to_move < 0 else -1
 
@@ -278,7 +297,7 @@ def check_kernel(state, actions, errors):
 
 @njit(cache=True)
 def set_up_games(state, rows, circles, first_players, start_buttons):
-    """New games in ``state[rows]`` with the given circles and first players."""
+    """Section 2: new games in ``state[rows]`` with the given circles and first players."""
     for j in range(rows.shape[0]):
         s = state[rows[j]]
         clear_game(s, start_buttons)

@@ -6,7 +6,11 @@ LLVM intrinsic that :mod:`.kernels` and :mod:`.batch_kernels` build on.
 * Bitboards: a quilt is 81 bits held in two ``uint64`` words, ``lo`` and ``hi``; cell ``c``
   is bit ``c`` of the 81-bit number ``lo | hi << 64``. :func:`popcount`,
   :func:`lowest_bit`, :func:`bit_index`, :func:`kth_bit` count and find set bits;
-  :func:`shift_down` moves every bit down by ``d`` without a branch.
+  :func:`shift_down` moves every bit down by ``d`` without a branch; :func:`disjoint` and
+  :func:`covers` compare two bitboards; :func:`list_set_bits` and :func:`fill_set_bits`
+  visit the set bits in order.
+* Small arrays in a word: :func:`with_byte` and :func:`byte_of` keep up to eight bytes in
+  one ``uint64``, so a kernel can put a few values aside without allocating an array.
 * Random numbers: splitmix64 used as a counter-based generator. Every row of a batch
   derives its own state from the call's seed and its row index (:func:`row_seed`), so a
   result does not depend on the number of threads or on which thread ran which row.
@@ -98,6 +102,60 @@ def shift_down(lo, hi, d):
     """
     d = np.uint64(d)
     return (lo >> d) | ((hi << ONE) << (np.uint64(63) - d)), hi >> d
+
+
+@njit(cache=True, inline="always")
+def disjoint(a_lo, a_hi, b_lo, b_hi):
+    """Whether the bitboards ``a`` and ``b`` have no set bit in common."""
+    return (a_lo & b_lo) == 0 and (a_hi & b_hi) == 0
+
+
+@njit(cache=True, inline="always")
+def covers(a_lo, a_hi, b_lo, b_hi):
+    """Whether every set bit of ``b`` is set in ``a``."""
+    return (a_lo & b_lo) == b_lo and (a_hi & b_hi) == b_hi
+
+
+@njit(cache=True, inline="always")
+def list_set_bits(out, n, base, lo, hi):
+    """Write ``base + c`` for every set bit ``c`` of the bitboard ``lo, hi`` to ``out``, from
+    ``out[n]`` on and in increasing order; returns the new length."""
+    for w in range(2):
+        bits = hi if w else lo
+        while bits:
+            low = lowest_bit(bits)
+            out[n] = base + w * 64 + bit_index(low)
+            n += 1
+            bits ^= low
+    return n
+
+
+@njit(cache=True, inline="always")
+def fill_set_bits(row, lo, hi, value):
+    """``row[c] = value`` for every set bit ``c`` of the bitboard ``lo, hi``."""
+    for w in range(2):
+        bits = hi if w else lo
+        while bits:
+            low = lowest_bit(bits)
+            row[w * 64 + bit_index(low)] = value
+            bits ^= low
+
+
+# ---------------------------------------------------------------------------------------
+# small arrays in a word
+
+
+@njit(cache=True, inline="always")
+def with_byte(word, k, value):
+    """``word`` with its byte ``k`` (0..7) replaced by the low byte of ``value``."""
+    shift = np.uint64(8 * k)
+    return (word & ~(_BYTE << shift)) | ((np.uint64(value) & _BYTE) << shift)
+
+
+@njit(cache=True, inline="always")
+def byte_of(word, k):
+    """Byte ``k`` (0..7) of ``word``, as an ``int64``."""
+    return np.int64((word >> np.uint64(8 * k)) & _BYTE)
 
 
 # ---------------------------------------------------------------------------------------
