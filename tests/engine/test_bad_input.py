@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from patchwork_env import ADVANCE, Game, GameBatch, Rules, get_rules
-
 from tests.positions import position
 
 

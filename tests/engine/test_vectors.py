@@ -10,7 +10,6 @@ import pytest
 from patchwork_env import ADVANCE, LEATHER_BASE, Game, Rules
 from patchwork_env.data.actions import SLOT_STRIDE
 from patchwork_env.data.tables import PLACEMENT_LEGAL, PLACEMENT_MASKS, cells_to_words
-
 from tests.conftest import load_vectors
 
 FILES = ["default-public.jsonl", "revised-public.jsonl"]
