@@ -5,10 +5,9 @@
   action from the mask, ``step()``; finished agents' ``None`` steps are not counted); once
   with PettingZoo's standard wrappers (as both games' ``env()`` build them)
   and once on the bare ``raw_env``, since the wrappers cost both games the same time. The
-  random pick draws with Python's ``random`` (a numpy ``Generator`` takes about 1-2 µs
-  per scalar draw, which would be timed as the env's); finding the legal entries of
-  Patchwork's 2026-entry ``int8`` mask (``mask.nonzero()``) still costs about 4 µs a move,
-  about half of the env's own cost.
+  random pick draws with Python's ``random``, whose scalar draws cost less than a numpy
+  ``Generator``'s, so that little of the pick is timed as the env's; finding the legal
+  entries of Patchwork's 2026-entry ``int8`` mask (``mask.nonzero()``) is still timed.
 * AEC replay: the same games replayed from their recorded moves (``last()``, ``step()``,
   no pick), so the figure is the env's own cost per move, without the random agent's.
 * ``PatchworkVecEnv`` (SB3) against the random opponent: learner steps per second (one

@@ -1,4 +1,4 @@
-"""Draw a learning curve for the README from a training run's metrics, and keep the data.
+"""Draw a learning curve for the docs from a training run's metrics, and keep the data.
 
     python docs/make_learning_curve.py RUN_DIR NAME    # from a run folder
     python docs/make_learning_curve.py docs/NAME.csv NAME  # redraw from the kept data
@@ -6,7 +6,7 @@
 From a run folder it copies the run's ``metrics.csv`` to ``docs/NAME.csv`` and draws
 ``docs/NAME.png`` from it with the code ``train.py`` draws ``learning_curve.png`` with, so
 that a later change to the picture can be redrawn from ``docs/NAME.csv`` without training
-again. Which run each picture of the README comes from is listed in ``docs/README.md``.
+again. Which run each picture comes from is listed in ``docs/pictures.md``.
 """
 
 from __future__ import annotations

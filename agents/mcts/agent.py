@@ -1,4 +1,4 @@
-"""The Monte Carlo tree search player (UCT with random rollouts; see :mod:`.mcts_search`).
+"""The Monte Carlo tree search player (UCT with random rollouts; see :mod:`.search`).
 
 Its budget is either a number of simulations per move (``mcts:400``: deterministic for a
 seed) or a time per move (``mcts:1s``, ``mcts:0.25s``: as many simulations as fit, run in
@@ -19,8 +19,8 @@ from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, best_leathe
 from patchwork_env.agents.mcts.search import Tree, run_simulations
 
 DEFAULT_EXPLORATION = 0.6
-"""UCT exploration constant for win rates in [0, 1] (in mcts:1000 matches against this
-setting, 0.45 and 0.9 played about even, 0.3 and 1.2 clearly worse)."""
+"""UCT exploration constant for win rates in [0, 1] (how it compares with others: the
+Agents page of the docs)."""
 MAX_NODES = 1 << 19
 """Node limit of a timed search (about 140 MB); a full tree keeps searching without growing."""
 _FIRST_CHUNK = 64
