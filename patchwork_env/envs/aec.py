@@ -1,8 +1,8 @@
 """The PettingZoo AEC environment: ``env()``, :class:`raw_env` with the standard checks.
 
 ``env(**kwargs)`` gives what PettingZoo's standard wrappers give around :class:`raw_env`
-(order enforcing, the action-space assertion, an illegal move ending the game with a
-penalty for the mover), built into one class, :class:`CheckedEnv`, so that reading
+(order enforcing, an illegal move ending the game with a penalty for the mover), built
+into one class, :class:`CheckedEnv`, so that reading
 ``agent_selection``, ``terminations`` or ``rewards`` costs a plain attribute read instead
 of a call through every wrapper layer. The documentation page is :class:`raw_env`'s
 docstring (:mod:`patchwork_env.envs.aec_raw`).
@@ -16,7 +16,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.validation import check_action, check_number
+from patchwork_env.data.validation import check_number
 from patchwork_env.envs.aec_raw import AGENTS, RESET_OPTIONS, raw_env
 
 _NOT_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos",
@@ -27,22 +27,25 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> CheckedEnv:
     """:class:`raw_env` with the checks of PettingZoo's standard wrappers; ``kwargs`` go to
     :class:`raw_env`.
 
-    An illegal action ends the game: ``illegal_reward`` (a number) for the mover, 0 for
-    the other. An action outside the action space fails PettingZoo's assertion; one of the
-    wrong kind (a bool, say) raises ``TypeError``.
+    An illegal move ends the game: ``illegal_reward`` (a number) for the mover, 0 for the
+    other. A value that is not a move changes nothing and raises (the error names it):
+    ``TypeError`` if it is not an integer (a float, a bool, a string), ``ValueError`` if
+    it lies outside ``0..2025``.
     """
     return CheckedEnv(illegal_reward, **kwargs)
 
 
 class CheckedEnv(raw_env):
-    """:class:`raw_env` with what ``OrderEnforcingWrapper``, ``AssertOutOfBoundsWrapper``
-    and ``TerminateIllegalWrapper`` add, in the same order and with the same messages:
+    """:class:`raw_env` with what ``OrderEnforcingWrapper`` and ``TerminateIllegalWrapper``
+    add, with the same messages, and the action checks of :class:`raw_env`:
 
     * before :meth:`reset`, ``rewards``, ``terminations``, ``truncations``, ``infos``,
       ``agent_selection``, ``num_agents`` and ``agents`` raise ``AttributeError``, and
       ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` raise;
-    * ``step`` asserts that the action lies in the action space (``None`` only for a
-      finished agent), then refuses a value of the wrong kind (``TypeError``);
+    * ``step`` refuses a value that is not a move, changing nothing, with an error that
+      names it: ``TypeError`` for a value of the wrong kind (a float, a bool, a string),
+      ``ValueError`` for an integer outside ``0..2025``, for ``None`` from the agent to
+      move and for anything but ``None`` from a finished agent;
     * an illegal move ends the game for both agents (terminated and truncated), with
       ``illegal_reward`` for the mover and 0 for the other;
     * a loop over :meth:`agent_iter` must step once per agent it yields.
@@ -94,15 +97,11 @@ class CheckedEnv(raw_env):
             EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = self.agent_selection
-        finished = self.terminations[agent] or self.truncations[agent]
-        if not (type(action) is int and 0 <= action < N_ACTIONS):  # the fast common case
-            assert (action is None and finished) or self.action_space(agent).contains(
-                action), "action is not in action space"
-            if not finished:
-                action = check_action(action)
-        if finished:
-            super().step(action)  # the raw env's dead step
+        if self.terminations[agent] or self.truncations[agent]:
+            self._dead_step(agent, action)
             return
+        if type(action) is not int or not 0 <= action < N_ACTIONS:  # not the common case
+            action = self._checked_move(agent, action)  # refused: nothing changes
         try:
             super().step(action)
         except ValueError:  # the engine refused the move, changing nothing

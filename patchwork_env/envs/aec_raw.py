@@ -16,11 +16,11 @@ from pettingzoo import AECEnv
 
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.validation import check_action, check_options, check_render_mode
+from patchwork_env.data.validation import check_options, check_render_mode, check_seed
 from patchwork_env.engine.batch import GameBatch, random_setup
 from patchwork_env.engine.batch_kernels import checked_step_one
 from patchwork_env.engine.kernels import OK, score, winner
-from patchwork_env.envs.one_game import PlaysOneGame
+from patchwork_env.envs.one_game import PlaysOneGame, checked_action
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.envs.rewards import check_reward, final_rewards
 from patchwork_env.views.game import Game
@@ -95,8 +95,24 @@ class raw_env(PlaysOneGame, AECEnv):
     entries; in `infos[agent]["action_mask"]` with `observation_mode="flat"`); it is all
     zeros for the other agent. Taking an illegal move ends the game
     with a reward of -1 (`env(illegal_reward=...)`, a number) for the agent that moved and
-    0 for the other. An action of the wrong kind (a bool, a float, a string) raises
-    `TypeError` and changes nothing.
+    0 for the other (`raw_env` raises `ValueError` instead and changes nothing).
+
+    ### Errors
+
+    A bad argument changes nothing and raises an error that names it:
+
+    | Input                                                           | Error        |
+    |-----------------------------------------------------------------|--------------|
+    | an action that is not an integer: a float, a bool, a string     | `TypeError`  |
+    | an integer action outside 0 - 2025                              | `ValueError` |
+    | `None` from the agent to move, not `None` from a finished agent | `ValueError` |
+    | a seed that is not an int: a bool, a float, a list, an array    | `TypeError`  |
+    | a negative seed                                                 | `ValueError` |
+    | `options` that are not a dict                                   | `TypeError`  |
+    | an option of the wrong kind or value                            | either       |
+
+    An int-like numpy value (`np.int64(5)`, a 0-d integer array) is an action like the
+    int; seeds are read as `Game.new` reads them (`np.int64` too, of any size).
 
     ### Action Space
 
@@ -146,7 +162,8 @@ class raw_env(PlaysOneGame, AECEnv):
     * v0: Initial release (patchwork-env 0.1.0); since then `observation_mode="flat"`,
       infos with the same keys at every step (`winner` is now a seat, -1 until the end,
       where it used to be an agent name present only at the end), and `env()` checks what
-      the standard wrappers check without wrapping (same behaviour).
+      the standard wrappers check without wrapping, refusing a value that is not a move
+      with `TypeError` or `ValueError` (see Errors) where they assert.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -194,6 +211,7 @@ class raw_env(PlaysOneGame, AECEnv):
 
     # ----- the AEC cycle ----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = check_seed(seed)  # as Game.new reads it
         rules, circle, first = self._read_options(options)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -262,11 +280,10 @@ class raw_env(PlaysOneGame, AECEnv):
         self._seen_next = None
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._dead_step(agent, action)
             return
-        if action is None:
-            raise ValueError(f"{agent} is to move: None is only for finished agents")
-        action = check_action(action)
+        if type(action) is not int or not 0 <= action < N_ACTIONS:
+            action = self._checked_move(agent, action)
         obs, mask = np.empty(self._observer.size, np.float32), np.empty(N_ACTIONS, np.int8)
         error, s0, s1, to_move, winner = _play(game.batch.state, action, obs, mask,
                                                *self._play_args)
@@ -283,6 +300,20 @@ class raw_env(PlaysOneGame, AECEnv):
             self._post_infos(s0, s1, mask=mask)
         if self.render_mode == "human":
             self.render()
+
+    def _checked_move(self, agent: str, action: Any) -> int:
+        """``action`` as the move of ``agent`` (to move): :func:`checked_action`, and
+        ``ValueError`` for ``None``."""
+        if action is None:
+            raise ValueError(f"{agent} is to move: None is only for finished agents")
+        return checked_action(action)
+
+    def _dead_step(self, agent: str, action: Any) -> None:
+        """The step of a finished agent: only ``None`` (PettingZoo's dead step)."""
+        if action is not None:
+            raise ValueError(f"{agent} has finished: its only action is None, got "
+                             f"{type(action).__name__} {action!r}")
+        self._was_dead_step(action)
 
     def _finish(self, s0: int, s1: int, winner: int) -> None:
         paid = final_rewards(np.array([[s0, s1], [s0, s1]]), np.full(2, winner), np.arange(2),

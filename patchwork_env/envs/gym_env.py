@@ -14,9 +14,10 @@ import numpy as np
 
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.validation import check_action, check_options, check_render_mode
+from patchwork_env.data.validation import check_options, check_render_mode, check_seed
 from patchwork_env.engine.batch import GameBatch
 from patchwork_env.envs.duel import Duel
+from patchwork_env.envs.one_game import checked_action
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.views.game import Game
 from patchwork_env.views.observation import layout
@@ -67,6 +68,13 @@ class PatchworkEnv(gym.Env):
     environment's ``reset(seed=s)``; ``options`` may give ``circle``, ``first_player``
     and ``learner_seat``.
 
+    ## Errors
+    A bad argument changes nothing and raises an error that names it: an action or a
+    seed that is not an integer (a float, a bool, a string, an array of several),
+    ``TypeError``; an action outside ``0..2025`` or a negative seed, ``ValueError``;
+    ``options`` as :func:`~patchwork_env.data.validation.check_options` reads them. An
+    integer numpy value is taken like the int.
+
     ## Version History
     * v0: initial release (patchwork-env 0.1.0); since then: opponents are objects (the
       env looks up no names: ``patchwork_env.agents.make_opponent("greedy")``), a failing
@@ -105,6 +113,7 @@ class PatchworkEnv(gym.Env):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         opts = check_options(options, self.RESET_OPTIONS)
+        seed = check_seed(seed)  # as Game.new reads it, before Gymnasium's narrower check
         super().reset(seed=seed)
         self._duel.reseed(self.np_random, seed)
         given = {key: None if opts.get(key) is None else [opts[key]] for key in opts}
@@ -119,7 +128,7 @@ class PatchworkEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        acts = np.array([check_action(action)], np.int64)
+        acts = np.array([checked_action(action)], np.int64)
         rewards, over, illegal = self._duel.step(acts)
         self._over = bool(over[0])
         info = self._info()

@@ -70,7 +70,9 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
     ## Seeding
     ``reset(seed=s)`` sets game ``i`` up as ``Game.new(seed=s + i)`` (a list gives each
     game its own seed); later games draw from the env's generator. ``options`` may give a
-    ``circle`` and ``first_player`` for every game.
+    ``circle`` and ``first_player`` for every game. Each seed is read as ``Game.new``
+    reads it: one that is not an int (a bool, a float, a 0-d array) raises ``TypeError``,
+    a negative one ``ValueError``, naming it, and the games stay as they were.
 
     ## Version History
     * v0: the native vector env of ``patchwork_env/Patchwork-v0`` (patchwork-env 0.1.0),
@@ -119,7 +121,8 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
         elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             seeds = [check_seed(seed) + i for i in range(n)]
         else:
-            if isinstance(seed, str | bytes) or not isinstance(seed, Sequence | np.ndarray):
+            if isinstance(seed, str | bytes) or not isinstance(seed, Sequence | np.ndarray) \
+                    or (isinstance(seed, np.ndarray) and seed.ndim != 1):
                 raise TypeError("seed must be an int, one seed per env or None, got "
                                 f"{type(seed).__name__} {seed!r}")
             seeds = [check_seed(s, f"seed of env {i}") for i, s in enumerate(seed)]

@@ -175,7 +175,7 @@ def test_illegal_penalty_is_configurable_and_bounds_are_checked():
     env.step(LEATHER_BASE)  # no leather patch is pending at the start
     assert env.rewards[mover] == -5
     env.reset(seed=2)
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError, match=f"action {N_ACTIONS} is outside"):
         env.step(N_ACTIONS)
 
 
