@@ -257,8 +257,8 @@ prefetch_for_read = _prefetch_intrinsic(write=False)
 
 PREFETCH_AHEAD = 4
 """Mask rows ahead of the one being written or read whose cache lines are requested early:
-a batch's mask outgrows the caches from about a thousand games, and waiting for each
-row's lines in turn cost a quarter of the mask's time."""
+a large batch's mask outgrows the caches, and waiting for each row's lines in turn would
+take a good share of the mask's time."""
 
 
 @njit(cache=True, inline="always")
