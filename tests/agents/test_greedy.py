@@ -19,7 +19,6 @@ from patchwork_env.agents.random_agent import RandomAgent
 from patchwork_env.data.actions import parse_cell
 from patchwork_env.data.tables import LIST_CODE, LIST_MASK, LIST_START, cells_to_words
 from patchwork_env.evaluation.arena import play_match
-
 from tests.positions import EMPTY, FULL, cells, position
 
 

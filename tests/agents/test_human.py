@@ -24,7 +24,6 @@ from patchwork_env.agents.human import (
 )
 from patchwork_env.cli.play import main, play
 from patchwork_env.views.render import render_text
-
 from tests.positions import EMPTY, position
 from tests.views.test_render import random_positions
 

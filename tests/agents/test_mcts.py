@@ -13,7 +13,6 @@ from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, rule_args
 from patchwork_env.agents.mcts.agent import Budget, MCTSAgent
 from patchwork_env.agents.mcts.search import Tree, run_simulations
 from patchwork_env.evaluation.arena import play_match
-
 from tests.positions import position
 
 
