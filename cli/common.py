@@ -1,28 +1,22 @@
 """Command-line plumbing shared by ``evaluate.py``, ``train.py`` and ``patchwork-play``.
 
 Bad input ends a command with one line naming the problem and exit status 2, before any
-game is played and before anything is written.
+game is played and before anything is written (:func:`fail`; a bad command line itself:
+:class:`~patchwork_env.training.cli.ArgumentParser`, the parser of every program here).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
 from typing import NoReturn
 
 from patchwork_env.agents import SPECS, Agent, AgentSpecError, make
 from patchwork_env.data.rules import PRESETS
+from patchwork_env.training.cli import ArgumentParser
 
 HELP_WIDTH = 88
 """Columns the listing of :func:`specs_help` wraps at."""
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """An ``argparse`` parser whose errors are one line (no usage dump) and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        fail(f"{self.prog}: {message}")
 
 
 def fail(message: str) -> NoReturn:
@@ -59,3 +53,6 @@ def specs_help() -> str:
         spaces = ", ".join(map(str, rules.leather_positions))
         lines.append(f"  {name:<{width}}  leather patches on spaces {spaces}")
     return "\n".join(lines)
+
+
+__all__ = ["ArgumentParser", "build_agent", "check_rules", "fail", "specs_help"]

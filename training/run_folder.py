@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from patchwork_env.files.claim import Claim, claim
-from patchwork_env.files.folders import FolderError, remove_folders
+from patchwork_env.files.folders import FolderError, existing, remove_folders
 from patchwork_env.training.checkpoint import CheckpointError
 
 CHECKPOINT = "checkpoint.pt"
@@ -30,7 +30,7 @@ LEFTOVERS = ("checkpoint.pt.tmp", "best.tmp.zip", "final.tmp.zip")
 def run_files(folder: Path) -> list[str]:
     """The files of a training run found in ``folder`` (``tb/`` for TensorBoard logs)."""
     folder = Path(folder)
-    found = [name for name in RUN_FILES if (folder / name).exists()]
+    found = existing(folder, RUN_FILES)
     if any((folder / TB_FOLDER).glob(TB_PATTERN)):
         found.append(f"{TB_FOLDER}/")
     return found

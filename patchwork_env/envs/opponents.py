@@ -168,7 +168,7 @@ def as_opponent(opponent: Any) -> Opponent:
 
 
 make_opponent = as_opponent
-"""The name :mod:`.duel` imports :func:`as_opponent` by."""
+"""The name under which :mod:`.duel` and the env tests import :func:`as_opponent`."""
 
 __all__ = ["AgentOpponent", "Opponent", "Policy", "PolicyOpponent", "RandomOpponent",
            "as_opponent"]
