@@ -32,7 +32,12 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from patchwork_env.data.rules import Rules
-from patchwork_env.data.validation import check_actions, check_count, check_render_mode
+from patchwork_env.data.validation import (
+    check_actions,
+    check_count,
+    check_render_mode,
+    check_seed,
+)
 from patchwork_env.engine.batch import GameBatch
 from patchwork_env.envs.duel import Duel
 from patchwork_env.envs.vector_env import SAME_STEP, PatchworkVectorEnv
@@ -98,6 +103,11 @@ class PatchworkVecEnv(VecEnv):
         self.duel.set_opponent(opponent)
 
     # ----- the VecEnv cycle -------------------------------------------------------------
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """SB3's ``seed``: the next :meth:`reset` starts game ``i`` from ``seed + i`` (a
+        random ``seed`` if ``None``); ``seed`` is read as ``Game.new`` reads it."""
+        return super().seed(check_seed(seed))
+
     def reset(self) -> VecEnvObs:
         self.vector_env.start_games(self._seeds, self._options)
         self._reset_seeds()

@@ -75,6 +75,21 @@ def test_seeds_reproduce_the_run_and_set_up_game_new():
         assert Game.from_batch(venv.batch, i) == expected
 
 
+@pytest.mark.parametrize("seed", [True, 1.0, -1, np.array(3), "3"], ids=repr)
+def test_seed_is_read_as_game_new_reads_it_and_a_bad_one_changes_nothing(seed):
+    venv, twin = PatchworkVecEnv(2, seed=7), PatchworkVecEnv(2, seed=7)
+    with pytest.raises((TypeError, ValueError), match="seed") as refused:
+        venv.seed(seed)
+    assert repr(seed) in str(refused.value) or str(seed) in str(refused.value)
+    np.testing.assert_array_equal(venv.reset(), twin.reset())  # still seeded with 7
+    venv.seed(2**70)  # a huge seed and a numpy one are seeds like any other
+    assert twin.seed(np.int64(2**62)) == [2**62, 2**62 + 1]
+    again = PatchworkVecEnv(2)
+    again.seed(2**70)
+    np.testing.assert_array_equal(venv.reset(), again.reset())
+    assert twin.seed(np.int64(5)) == [5, 6]
+
+
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_scripted_loss_pays_minus_one_in_every_env(seat):
     venv = PatchworkVecEnv(6, opponent=first_buy, seed=1, learner_seat=seat)
