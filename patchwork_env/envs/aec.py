@@ -10,6 +10,7 @@ docstring (:mod:`patchwork_env.envs.aec_raw`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pettingzoo.utils.env import AECIterable, AECIterator
@@ -41,14 +42,16 @@ class CheckedEnv(raw_env):
 
     * before :meth:`reset`, ``rewards``, ``terminations``, ``truncations``, ``infos``,
       ``agent_selection``, ``num_agents`` and ``agents`` raise ``AttributeError``, and
-      ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` raise;
+      ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` raise
+      ``RuntimeError`` (as :class:`raw_env` does);
     * ``step`` refuses a value that is not a move, changing nothing, with an error that
       names it: ``TypeError`` for a value of the wrong kind (a float, a bool, a string),
       ``ValueError`` for an integer outside ``0..2025``, for ``None`` from the agent to
       move and for anything but ``None`` from a finished agent;
     * an illegal move ends the game for both agents (terminated and truncated), with
       ``illegal_reward`` for the mover and 0 for the other;
-    * a loop over :meth:`agent_iter` must step once per agent it yields.
+    * a loop over :meth:`agent_iter` must step once per agent it yields
+      (``RuntimeError`` otherwise).
     """
 
     def __init__(self, illegal_reward: float = -1.0, **kwargs: Any) -> None:
@@ -71,27 +74,27 @@ class CheckedEnv(raw_env):
 
     def observe(self, agent: str) -> dict[str, Any]:
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            _before_reset(EnvLogger.error_observe_before_reset)
         return super().observe(agent)
 
     def render(self) -> Any:
         if not self._has_reset:
-            EnvLogger.error_render_before_reset()
+            _before_reset(EnvLogger.error_render_before_reset)
         return super().render()
 
     def state(self) -> Any:
         if not self._has_reset:
-            EnvLogger.error_state_before_reset()
+            _before_reset(EnvLogger.error_state_before_reset)
         return super().state()
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
+            _before_reset(EnvLogger.error_agent_iter_before_reset)
         return _CheckedIterable(self, max_iter)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            _before_reset(EnvLogger.error_step_before_reset)
         self._has_updated = True
         if not self.agents:
             EnvLogger.warn_step_after_terminated_truncated()
@@ -118,6 +121,15 @@ class CheckedEnv(raw_env):
         self._deads_step_first()
 
 
+def _before_reset(error: Callable[[], None]) -> None:
+    """PettingZoo's error for a call before ``reset``, as a ``RuntimeError`` (the project's
+    error for a call out of order) where PettingZoo's wrappers raise ``AssertionError``."""
+    try:
+        error()
+    except AssertionError as e:
+        raise RuntimeError(str(e)) from None
+
+
 class _CheckedIterable(AECIterable):
     def __iter__(self) -> _CheckedIterator:
         return _CheckedIterator(self.env, self.max_iter)
@@ -126,7 +138,8 @@ class _CheckedIterable(AECIterable):
 class _CheckedIterator(AECIterator):
     def __next__(self) -> str:
         agent = super().__next__()
-        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        if not self.env._has_updated:
+            raise RuntimeError("need to call step() or reset() in a loop over `agent_iter`")
         self.env._has_updated = False
         return agent
 

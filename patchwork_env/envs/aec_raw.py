@@ -101,18 +101,19 @@ class raw_env(PlaysOneGame, AECEnv):
 
     A bad argument changes nothing and raises an error that names it:
 
-    | Input                                                           | Error        |
-    |-----------------------------------------------------------------|--------------|
-    | an action that is not an integer: a float, a bool, a string     | `TypeError`  |
-    | an integer action outside 0 - 2025                              | `ValueError` |
-    | `None` from the agent to move, not `None` from a finished agent | `ValueError` |
-    | a seed that is not an int: a bool, a float, a list, an array    | `TypeError`  |
-    | a negative seed                                                 | `ValueError` |
-    | `options` that are not a dict                                   | `TypeError`  |
-    | an option of the wrong kind or value                            | either       |
+    | Input                                                           | Error          |
+    |-----------------------------------------------------------------|----------------|
+    | an action that is not an integer: a float, a bool, a string     | `TypeError`    |
+    | an integer action outside 0 - 2025                              | `ValueError`   |
+    | `None` from the agent to move, not `None` from a finished agent | `ValueError`   |
+    | a seed that is not an int: a bool, a float, a list, an array    | `TypeError`    |
+    | a negative seed                                                 | `ValueError`   |
+    | `options` that are not a dict                                   | `TypeError`    |
+    | an option of the wrong kind or value                            | either         |
+    | `step`, `observe`, `render` (...) before the first `reset`      | `RuntimeError` |
 
     An int-like numpy value (`np.int64(5)`, a 0-d integer array) is an action like the
-    int; seeds are read as `Game.new` reads them (`np.int64` too, of any size).
+    int; seeds are read as `Game.new` reads them (any non-negative int, numpy's too).
 
     ### Action Space
 

@@ -313,3 +313,24 @@ def test_option_keys_and_rules_of_the_wrong_kind_are_named() -> None:
         PatchworkEnv().reset(options={1: 2})
     with pytest.raises(ValueError, match=r"learner_seat must be 0 or 1 or None, got 0\.5"):
         PatchworkEnv().reset(options={"learner_seat": 0.5})
+
+
+# ---------------------------------------------------------------------------------------
+# calls out of order
+
+
+def test_env_calls_before_reset_raise_runtime_errors_naming_reset() -> None:
+    aec = patchwork_env.env()
+    for call in (lambda: aec.step(ADVANCE), lambda: aec.observe("player_0"), aec.render,
+                 aec.state, aec.agent_iter):
+        with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before"):
+            call()
+
+
+def test_an_agent_iter_loop_that_does_not_step_raises_a_runtime_error() -> None:
+    aec = patchwork_env.env()
+    aec.reset(seed=0)
+    loop = iter(aec.agent_iter())
+    next(loop)
+    with pytest.raises(RuntimeError, match="need to call step"):
+        next(loop)
