@@ -13,7 +13,7 @@ describes it. The rest of this page is about MaskablePPO.
 
 A new run refuses a folder that holds another run unless --overwrite is given, and a
 second program on a folder in use refuses at once; a resumed run refuses a --total-steps
-it has already reached. (How long the default run takes: the README's training section.)
+it has already reached. (How long the default run takes: docs/training.md.)
 
 The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
 game, the opponent's moves played inside the env) against opponents drawn from a pool:

@@ -272,4 +272,4 @@ def shipped_model_positions() -> list[Game]:
 
 def test_shipped_model_beats_random() -> None:
     records = play_match(make("ppo"), RandomAgent(0), range(20))
-    assert sum(r.a_won for r in records) >= 36  # of 40; it wins about 99% (models/README.md)
+    assert sum(r.a_won for r in records) >= 36  # of 40; its measured rate is on the model card
