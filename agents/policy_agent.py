@@ -1,8 +1,10 @@
 """A policy network plays a move: the one implementation every learned player goes through.
 
-:func:`policy_actions` turns a batch of observations and legal masks into actions: the
-policy's most likely legal action, or one drawn from its distribution over the legal
-actions with a numpy generator (so a seeded player repeats its games). :class:`PolicyAgent`
+:func:`masked_actions` turns a batch of logits and legal masks into actions: the most
+likely legal action, or one drawn from the distribution over the legal actions with a
+numpy generator (so a seeded player repeats its games); the ``az-policy`` agent plays its
+network's logits through it. :func:`policy_actions` does the same for a
+``MaskableActorCriticPolicy`` and its observations, and :class:`PolicyAgent`
 is that as an :class:`~.base.Agent`: it shows the policy what the learner saw in training,
 the ego-centric observation of :func:`patchwork_env.views.observation.observe` for the player to
 move. The ``ppo`` agent, the learner in training's evaluations and the snapshots of the
@@ -42,37 +44,50 @@ def policy_logits(policy: MaskableActorCriticPolicy, obs: np.ndarray) -> torch.T
         return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
-def policy_actions(policy: MaskableActorCriticPolicy, obs: np.ndarray, masks: np.ndarray,
-                   deterministic: bool = True, rng: np.random.Generator | None = None
-                   ) -> np.ndarray:
-    """``(k,) int64``: an action for each observation, always a legal one.
+def masked_actions(logits: np.ndarray, masks: np.ndarray, deterministic: bool = True,
+                   rng: np.random.Generator | None = None) -> np.ndarray:
+    """``(k,) int64``: an action for each row of ``logits`` (``(k, n_actions)``), always
+    one that ``masks`` allows.
 
     Deterministic: the legal action of the highest logit. Otherwise a draw from the
-    policy's distribution over the legal actions (a softmax of their logits) with ``rng``,
-    which sampling needs; the same generator state gives the same draws.
+    distribution over the legal actions (a softmax of their logits) with ``rng``, which
+    sampling needs; the same generator state gives the same draws.
     """
     masks = np.asarray(masks, dtype=bool)
-    if masks.ndim != 2 or len(masks) != len(obs):
+    if masks.ndim != 2 or len(masks) != len(logits):
         raise ValueError(f"masks must be one row per observation, got shape {masks.shape} "
-                         f"for {len(obs)} observations")
+                         f"for {len(logits)} observations")
     if not masks.any(axis=1).all():
         raise ValueError("every position needs at least one legal action")
     if not deterministic and rng is None:
         raise ValueError("sampling a policy's moves needs a numpy Generator (rng)")
-    if len(obs) == 0:
+    if len(logits) == 0:
         return np.zeros(0, np.int64)
-    logits = policy_logits(policy, obs).cpu().numpy().astype(np.float64)
+    logits = np.array(logits, dtype=np.float64)
     logits[~masks] = -np.inf
     if deterministic:
         return logits.argmax(axis=1).astype(np.int64)
     weights = np.exp(logits - logits.max(axis=1, keepdims=True))  # 0 off the mask
     cumulative = weights.cumsum(axis=1)
-    draws = rng.random(len(obs)) * cumulative[:, -1]
+    draws = rng.random(len(logits)) * cumulative[:, -1]
     # The first action whose cumulative weight exceeds the draw: one of positive weight,
     # so a legal one; if rounding makes the draw the total, the last legal action.
     chosen = (cumulative <= draws[:, None]).sum(axis=1)
     last = masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
     return np.minimum(chosen, last).astype(np.int64)
+
+
+def policy_actions(policy: MaskableActorCriticPolicy, obs: np.ndarray, masks: np.ndarray,
+                   deterministic: bool = True, rng: np.random.Generator | None = None
+                   ) -> np.ndarray:
+    """``(k,) int64``: the :func:`masked_actions` of the policy's logits for ``obs``."""
+    masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 2 or len(masks) != len(obs):
+        raise ValueError(f"masks must be one row per observation, got shape {masks.shape} "
+                         f"for {len(obs)} observations")
+    if len(obs) == 0:
+        return masked_actions(np.zeros(masks.shape, np.float32), masks, deterministic, rng)
+    return masked_actions(policy_logits(policy, obs).cpu().numpy(), masks, deterministic, rng)
 
 
 class PolicyAgent(Agent):

@@ -17,7 +17,6 @@ than on new games says the network has learned its buffer's games rather than th
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -82,9 +81,9 @@ def main() -> None:
     net.eval()
     learner = Learner(net, value_weight=opts.value_weight)
 
-    settings = dataclasses.replace(opts.search_settings(),
-                                   parallel_games=min(opts.parallel_games, args.games))
-    worker = SelfPlayWorker(net.config(), settings, threads=args.threads or None)
+    worker = SelfPlayWorker(net.config(), opts.search_config(),
+                            min(opts.parallel_games, args.games), opts.rules,
+                            threads=args.threads or None)
     fresh_games = worker.generate(net.state_dict(), args.games, seed=args.seed)
     fresh = ReplayBuffer(len(fresh_games), opts.rules)
     fresh.add(fresh_games)

@@ -37,16 +37,17 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZ_KINDS, AZNet, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
-from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
+from patchwork_env.training.az.selfplay import SelfPlayWorker
 
 
 def positions(n: int, seed: int) -> np.ndarray:
     """``n`` positions from all stages of quick self-play games (a tiny network, 2
     simulations), as state records."""
-    worker = SelfPlayWorker(AZNet(hidden=8).config(),
-                            SearchSettings(simulations=2, parallel_games=n))
+    worker = SelfPlayWorker(AZNet(hidden=8).config(), SearchConfig(simulations=2),
+                            parallel_games=n)
     batch = worker.generate(None, n_games=n, seed=seed)
     rng = np.random.default_rng(seed)
     return batch.states[rng.choice(len(batch), size=n, replace=False)]
@@ -57,7 +58,7 @@ def self_play(start: np.ndarray, moves: int, simulations: int, net: AZNet, seed:
     """Self-play statistics of ``moves`` moves of every game, from the positions ``start``
     (finished games are replaced by new ones)."""
     games = GameBatch(start.copy(), "default", np.random.default_rng(seed))
-    search = GumbelSearch(len(games), simulations, parallel=parallel)
+    search = GumbelSearch(len(games), simulations=simulations, parallel=parallel)
     evaluate = make_evaluator(net)
     rng = np.random.default_rng(seed)
     stats = {"moves": 0.0, "simulations": 0.0, "evaluations": 0.0, "tree_seconds": 0.0,
@@ -80,9 +81,9 @@ def self_play(start: np.ndarray, moves: int, simulations: int, net: AZNet, seed:
 def complete_games(games: int, simulations: int, net: AZNet, seed: int,
                    parallel: bool = False) -> dict[str, float]:
     """The statistics of the training worker playing ``games`` complete games at once."""
-    worker = SelfPlayWorker(net.config(), SearchSettings(simulations=simulations,
-                                                         parallel_games=games,
-                                                         parallel=parallel))
+    worker = SelfPlayWorker(net.config(), SearchConfig(simulations=simulations,
+                                                       parallel=parallel),
+                            parallel_games=games)
     return worker.generate(net.state_dict(), n_games=games, seed=seed).stats
 
 
@@ -95,7 +96,7 @@ def tree_only(start: np.ndarray, simulations: int, seed: int, moves: int = 3,
     def free(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return logits[: len(obs)], np.zeros(len(obs), np.float32)
 
-    search = GumbelSearch(len(start), simulations, parallel=parallel)
+    search = GumbelSearch(len(start), simulations=simulations, parallel=parallel)
     search.run(start, "default", free, rng)
     leaves = 0
     began = time.perf_counter()

@@ -1,14 +1,14 @@
-"""The search-guided agents: an az network (:mod:`.az_net`) played with or without search.
+"""The search-guided agents: an az network (:mod:`.net`) played with or without search.
 
-* ``az[:PATH][:SIMS]``: the batched Gumbel search of :mod:`.az_search` with the network, at
+* ``az[:PATH][:SIMS]``: the batched Gumbel search of :mod:`.search` with the network, at
   most ``SIMS`` network evaluations per move (the root's and ``SIMS - 1`` simulations;
   default :data:`DEFAULT_EVALUATIONS`). It plays without Gumbel noise, so its moves are
   deterministic for a network and a position; a batch of games is searched together, all
   their leaves evaluated in one network call per simulation.
 * ``az-playouts[:PATH][:SIMS]``: the same search, each evaluated leaf valued by the mean of
   the network's value and of :data:`LEAF_PLAYOUTS` random playouts from it (weight
-  :data:`PLAYOUT_MIX` on the playouts), as AlphaGo mixed its value network with rollouts:
-  the network's evaluations stay within ``SIMS``, the playouts come on top.
+  ``SearchConfig.playout_mix`` on the playouts), as AlphaGo mixed its value network with
+  rollouts: the network's evaluations stay within ``SIMS``, the playouts come on top.
 * ``az-policy[:PATH]``: the raw network, no search: its legal action of highest logit.
 
 Without ``PATH`` all three play the network shipped with the package, :data:`DEFAULT_MODEL`
@@ -18,14 +18,17 @@ Without ``PATH`` all three play the network shipped with the package, :data:`DEF
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from patchwork_env import GameBatch
+from patchwork_env.agents.az.config import PLAY, SearchConfig
 from patchwork_env.agents.az.net import AZNet, load_az_net, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
 from patchwork_env.agents.base import Agent, check_rows
+from patchwork_env.agents.policy_agent import masked_actions
 from patchwork_env.agents.shipped import AZ_MODEL
 from patchwork_env.views.observation import layout, observe
 
@@ -33,18 +36,8 @@ DEFAULT_EVALUATIONS = 32
 """Network evaluations per move of ``az:PATH``."""
 DEFAULT_MODEL = AZ_MODEL
 """The shipped network that ``az`` and ``az-policy`` with no path play."""
-PLAY_CONSIDERED = 4
-"""Root actions the agents' search considers: with ``every_choice``, the best placement
-of each slot's patch and advancing, as the four-choice tree of ``mcts`` branches. With 128
-evaluations a move against ``mcts:100``, the network shipped first (60 iterations) won
-55.5% of 400 paired games searching with 4 considered and 4 edges kept at inner nodes, and
-24.8% of 400 with the 16 and 32 that its self-play used."""
-PLAY_TOP_K = 4
-"""Edges kept at the inner nodes of the agents' search (see :data:`PLAY_CONSIDERED`)."""
 LEAF_PLAYOUTS = 4
 """Random playouts from each evaluated leaf of ``az-playouts``."""
-PLAYOUT_MIX = 0.5
-"""Weight of the playouts' mean result in an ``az-playouts`` leaf's value."""
 
 
 def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
@@ -77,45 +70,31 @@ def _check_rules(net: AZNet, batch: GameBatch, spec: str) -> None:
 
 
 class AZAgent(Agent):
-    """A network played through the batched Gumbel search (deterministic: no noise).
+    """A network played through the batched Gumbel search.
 
     ``evaluations``: at most this many network evaluations per move (the root's and
-    ``evaluations - 1`` simulations). ``max_considered``, ``top_k``, ``every_choice``,
-    ``leaf_playouts``, ``playout_mix``, ``c_visit``, ``c_scale``, ``score_weight``: as in
-    :class:`~.az_search.GumbelSearch` (the playouts' seeds come from the agent's
-    generator).
+    ``evaluations - 1`` simulations). ``config``: how it searches (default
+    :data:`~.config.PLAY`: no noise, so deterministic), with keyword ``changes`` to some
+    of its settings (``leaf_playouts=4``); its ``simulations`` is set from
+    ``evaluations``. The playouts' seeds come from the agent's generator.
     """
 
     def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
-                 seed: int | None = None, max_considered: int = PLAY_CONSIDERED,
-                 top_k: int = PLAY_TOP_K,
-                 spec: str | None = None, every_choice: bool = True,
-                 leaf_playouts: int = 0, playout_mix: float = PLAYOUT_MIX,
-                 c_visit: float = 50.0, c_scale: float = 0.1,
-                 score_weight: float = 0.0) -> None:
+                 seed: int | None = None, spec: str | None = None,
+                 config: SearchConfig = PLAY, **changes: Any) -> None:
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
         self.evaluations = int(evaluations)
-        self.max_considered, self.top_k = max_considered, top_k
-        self.every_choice = every_choice
-        self.leaf_playouts, self.playout_mix = int(leaf_playouts), float(playout_mix)
-        self.c_visit, self.c_scale = float(c_visit), float(c_scale)
-        self.score_weight = float(score_weight)
+        self.config = config.replace(simulations=self.evaluations - 1, **changes)
         self.spec = spec or f"az:{self.evaluations}"
         self._evaluate = make_evaluator(self.net)
         self._search: GumbelSearch | None = None
         self.last_stats = None
-        """The :class:`~.az_search.SearchStats` of the latest call (for benchmarks)."""
+        """The :class:`~.search.SearchStats` of the latest call (for benchmarks)."""
 
     def _searcher(self, n: int) -> GumbelSearch:
         if self._search is None or self._search.n_games < n:
-            self._search = GumbelSearch(n, self.evaluations - 1, self.max_considered,
-                                        self.top_k, gumbel_scale=0.0,
-                                        c_visit=self.c_visit, c_scale=self.c_scale,
-                                        score_weight=self.score_weight,
-                                        every_choice=self.every_choice,
-                                        leaf_playouts=self.leaf_playouts,
-                                        playout_mix=self.playout_mix)
+            self._search = GumbelSearch(n, self.config)
         return self._search
 
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
@@ -130,7 +109,9 @@ class AZAgent(Agent):
 
 
 class AZPolicyAgent(Agent):
-    """A network played without search: its legal action of highest logit."""
+    """A network played without search: its legal action of highest logit (chosen by
+    :func:`~patchwork_env.agents.policy_agent.masked_actions`, as every learned player's
+    move is)."""
 
     def __init__(self, net: AZNet | str | Path, seed: int | None = None,
                  spec: str | None = None) -> None:
@@ -148,7 +129,7 @@ class AZPolicyAgent(Agent):
         masks = sub.legal_mask()
         with torch.inference_mode():
             logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
-        return logits.argmax(dim=1).numpy().astype(np.int64)
+        return masked_actions(logits.numpy(), masks)
 
 
 def make_az(arg: str | None, seed: int | None) -> Agent:

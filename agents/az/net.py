@@ -1,25 +1,28 @@
 """The network of the search-guided (AlphaZero-style) agents: an observation in, the 2026
 prior logits and a value in [-1, 1] for the player to move out.
 
-Two bodies (``kind``):
+Three bodies (``kind``):
 
-* ``"mlp"`` (the default): ``layers`` fully connected ReLU layers of ``hidden`` units over
-  the 1189-value observation, a linear policy head and a ``tanh`` value head. Cheap on a
-  CPU, which is what self-play with many evaluations per move needs.
-* ``"shaped"``: the same MLP trunk with a shape-aware placement head: from the trunk's
-  features, ``maps`` per-cell maps (and the player's own quilt and the board), mixed per
-  slot into a map of what covering a cell is worth and one of what touching it is worth;
-  a placement's logit sums them over the cells the patch would cover and touch
-  (:mod:`.stencils`). About as cheap as ``"mlp"``, and it learns placements far faster.
+* ``"mlp"`` (:class:`AZNet`'s default): ``layers`` fully connected ReLU layers of
+  ``hidden`` units over the 1189-value observation, a linear policy head and a ``tanh``
+  value head. Cheap on a CPU, which is what self-play with many evaluations per move
+  needs.
+* ``"shaped"`` (the trainer's default): the same MLP trunk with a shape-aware placement
+  head: from the trunk's features, ``maps`` per-cell maps (and the player's own quilt and
+  the board), mixed per slot into a map of what covering a cell is worth and one of what
+  touching it is worth; a placement's logit sums them over the cells the patch would
+  cover and touch (:mod:`.stencils`), so what it learns of a cell serves every placement
+  over it. About as cheap as ``"mlp"``.
 * ``"stencil"``: the convolutional trunk and shape-aware placement head of
   :class:`.networks.StencilNet` (whose placement logits sum learned per-cell maps over the
   cells a patch would cover), with a ``tanh`` value head on its value features.
 
 A network file is the project's pickle-free policy file (see :mod:`.model_file`): the same
 envelope (``format``, ``version``, ``config``, ``state_dict``, ``sha256``), with the
-config's ``net`` naming ``"az-mlp"`` or ``"az-stencil"``. :func:`save_az_net` writes one
-atomically, :func:`load_az_net` reads it back and checks it; the ``ppo`` loader refuses
-such a file with a one-line error, as it is not a MaskablePPO policy.
+config's ``net`` naming ``"az-mlp"``, ``"az-shaped"`` or ``"az-stencil"``.
+:func:`save_az_net` writes one atomically, :func:`load_az_net` reads it back and checks it;
+the ``ppo`` loader refuses such a file with a one-line error, as it is not a MaskablePPO
+policy.
 """
 
 from __future__ import annotations
@@ -163,7 +166,8 @@ def build_az_net(config: dict[str, Any]) -> AZNet:
                          f"observation_size and n_actions, got {config!r}")
     net, kwargs = config["net"], config["net_kwargs"]
     if not isinstance(net, str) or not net.startswith(NET_PREFIX):
-        raise ValueError(f"network {net!r} is not an az network (az-mlp or az-stencil)")
+        raise ValueError(f"network {net!r} is not an az network (one of "
+                         f"{', '.join(NET_PREFIX + k for k in AZ_KINDS)})")
     if config["n_actions"] != N_ACTIONS or not isinstance(kwargs, dict):
         raise ValueError(f"an az network plays {N_ACTIONS} actions with a dict of net_kwargs")
     try:

@@ -3,9 +3,11 @@
 This is the search of Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning
 with Gumbel", ICLR 2022) run over a whole batch of games at once, as a vectorised tree
 search runs on an accelerator: every simulation step selects one leaf in every game's
-tree (compiled, :mod:`.az_kernels`), the observations of all those leaves go to the network
+tree (compiled, :mod:`.kernels`), the observations of all those leaves go to the network
 in a single call, and the results are expanded and backed up for all games (compiled
-again, :mod:`.az_kernels`). Python only drives the loop, so the network is the cost that remains.
+again). Python only drives the loop, so the network is the cost that remains. The tree is
+a :class:`~.tree.Tree` of arrays, the selection rules are in :mod:`.selection` and the
+settings in :class:`~.config.SearchConfig`.
 
 * At the root: Gumbel-top-k sampling of ``max_considered`` actions and sequential halving
   over the simulation budget. A root action is scored ``g(a) + logit(a) + sigma(Q(a))``;
@@ -36,15 +38,16 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from patchwork_env.agents.az import tree as T
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.kernels import BATCH_LOOPS, finish_roots, start_halving
 from patchwork_env.agents.az.playouts import mixed_targets, playout_values
+from patchwork_env.agents.az.tree import RuleArrays, new_tree
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.tables import RuleTables
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.views.observation import layout, observe
@@ -136,86 +139,27 @@ class SearchResult:
 
 
 class GumbelSearch:
-    """Gumbel search over up to ``n_games`` positions at once (see the module docstring).
+    """Gumbel search over up to ``n_games`` positions at once (see the module docstring),
+    with the settings of ``config`` (a :class:`~.config.SearchConfig`; ``None``: its
+    defaults), keyword ``changes`` replacing some of them (``GumbelSearch(64,
+    simulations=8)``). The leaf playouts' seeds come from the search's generator."""
 
-    ``simulations``: simulations per search after the root's evaluation (so at most
-    ``simulations + 1`` evaluations per position). ``max_considered``: the ``m`` root
-    actions of Gumbel-top-k. ``top_k``: edges kept at inner nodes. ``gumbel_scale``: 1 for
-    self-play, 0 for a deterministic search (top-m by prior). ``c_visit``, ``c_scale``:
-    the ``sigma`` transform. ``score_weight``, ``score_scale``: the value of a finished
-    game mixes win/loss with the clipped score difference / ``score_scale``. ``parallel``:
-    run the loops over games multi-threaded (``None``: as the engine does, from 256 games
-    when numba has several threads). Off by default: one simulation step of 256 games is
-    about a millisecond of work, and when the cores are shared (with the network's own
-    threads, or with other programs) the threads' hand-offs cost more than that; on 2
-    busy cores the threaded loops ran 30 times slower than the serial ones.
-    ``every_choice``: the root's considered actions and an inner node's kept edges include
-    the best action of every choice of the turn (buying from each slot, advancing) before
-    any second-best one, so that one choice's many placements cannot crowd the others out
-    of a small budget. ``leaf_playouts``: random playouts from each evaluated leaf (0:
-    none), whose mean result (valued as finished games are) is mixed into the leaf's value
-    with weight ``playout_mix``; their seeds come from the search's generator.
-    """
-
-    def __init__(self, n_games: int, simulations: int = 32, max_considered: int = 16,
-                 top_k: int = 32, gumbel_scale: float = 1.0, c_visit: float = 50.0,
-                 c_scale: float = 0.1, rescale_values: bool = True,
-                 score_weight: float = 0.0, score_scale: float = 20.0,
-                 parallel: bool | None = False, every_choice: bool = True,
-                 leaf_playouts: int = 0, playout_mix: float = 0.5) -> None:
-        if n_games < 1 or simulations < 0 or max_considered < 1 or top_k < 1:
-            raise ValueError("GumbelSearch needs n_games >= 1, simulations >= 0, "
-                             "max_considered >= 1 and top_k >= 1")
-        if not 0.0 <= score_weight <= 1.0 or score_scale <= 0:
-            raise ValueError("score_weight must lie in [0, 1] and score_scale be positive")
-        if leaf_playouts < 0 or not 0.0 <= playout_mix <= 1.0:
-            raise ValueError("leaf_playouts must be 0 or more and playout_mix lie in [0, 1], "
-                             f"got {leaf_playouts} and {playout_mix}")
-        self.leaf_playouts = int(leaf_playouts)
-        self.playout_mix = float(playout_mix)
+    def __init__(self, n_games: int, config: SearchConfig | None = None,
+                 **changes: Any) -> None:
+        if n_games < 1:
+            raise ValueError(f"GumbelSearch needs n_games >= 1, got {n_games}")
+        config = config or SearchConfig()
+        self.config = config = config.replace(**changes) if changes else config
         self.n_games = int(n_games)
-        self.simulations = int(simulations)
-        self.max_considered = int(max_considered)
-        self.top_k = int(top_k)
-        self.gumbel_scale = float(gumbel_scale)
-        self.every_choice = bool(every_choice)
-        self.params = (float(c_visit), float(c_scale), 1.0 if rescale_values else 0.0,
-                       float(top_k), 1.0 if every_choice else 0.0)
-        self.shaping = (float(score_weight), float(score_scale))
-        self.parallel = parallel
-        self.table = np.array([considered_visits(k, self.simulations)
-                               for k in range(self.max_considered + 1)],
-                              np.int64).reshape(self.max_considered + 1, self.simulations)
-        g, m = self.n_games, self.simulations + 1
-        edges = N_ACTIONS + self.simulations * self.top_k
-        arrays: dict[int, np.ndarray] = {
-            T.STATES: np.zeros(g * m, STATE_DTYPE),
-            T.VISITS: np.zeros((g, m), np.int32),
-            T.VALUE_SUM: np.zeros((g, m), np.float64),
-            T.VALUE0: np.zeros((g, m), np.float64),
-            T.MOVER: np.zeros((g, m), np.int8),
-            T.EDGE_START: np.zeros((g, m), np.int32),
-            T.EDGE_COUNT: np.zeros((g, m), np.int32),
-            T.N_NODES: np.zeros(g, np.int32),
-            T.N_EDGES: np.zeros(g, np.int32),
-            T.E_ACTION: np.zeros((g, edges), np.int16),
-            T.E_LOGIT: np.zeros((g, edges), np.float32),
-            T.E_PRIOR: np.zeros((g, edges), np.float32),
-            T.E_CHILD: np.zeros((g, edges), np.int32),
-            T.PATH: np.zeros((g, m + 1), np.int32),
-            T.DEPTH: np.zeros(g, np.int32),
-            T.Q_SCRATCH: np.zeros((g, 2 * N_ACTIONS), np.float64),
-            T.A_SCRATCH: np.zeros((g, N_ACTIONS + max(self.top_k, self.max_considered)),
-                                  np.int16),
-            T.CHOSEN: np.zeros((g, self.max_considered), np.int32),
-            T.N_CHOSEN: np.zeros(g, np.int32),
-            T.C_SCORE: np.zeros((g, self.max_considered), np.float64),
-            T.C_PRIOR: np.zeros((g, self.max_considered), np.float64),
-            T.C_CHILD: np.zeros((g, self.max_considered), np.int32),
-            T.H_SCRATCH: np.zeros((g, T.BUCKETS), np.int32),
-        }
-        self.tree = tuple(arrays[k] for k in range(len(arrays)))
-        """The arrays of every game's tree, in the order of :mod:`.az_tree`."""
+        self.params = config.kernel_params()
+        """The settings the compiled loops read."""
+        self.table = np.array([considered_visits(k, config.simulations)
+                               for k in range(config.max_considered + 1)],
+                              np.int64).reshape(config.max_considered + 1, config.simulations)
+        self.tree = new_tree(self.n_games, config.simulations, config.top_k,
+                             config.max_considered)
+        """The arrays of every game's tree."""
+        g = self.n_games
         self._active = np.zeros(g, np.bool_)
         self._needs_eval = np.zeros(g, np.bool_)
         self._leaf_states = np.zeros(g, STATE_DTYPE)
@@ -228,14 +172,12 @@ class GumbelSearch:
     def node_arrays(self, game: int) -> dict[str, np.ndarray]:
         """Copies of game ``game``'s node statistics: ``visits``, ``value_sum`` (for each
         node's mover), ``value0``, ``mover``, ``to_move``, ``parent``, ``action``."""
-        states, visits, wsum, value0, mover = (self.tree[T.STATES], self.tree[T.VISITS],
-                                               self.tree[T.VALUE_SUM], self.tree[T.VALUE0],
-                                               self.tree[T.MOVER])
-        edge_start, edge_count = self.tree[T.EDGE_START], self.tree[T.EDGE_COUNT]
-        n_nodes = self.tree[T.N_NODES]
-        e_action, e_child = self.tree[T.E_ACTION], self.tree[T.E_CHILD]
-        m = self.simulations + 1
-        k = int(n_nodes[game])
+        t = self.tree
+        states, visits, wsum, value0, mover = t.states, t.visits, t.value_sum, t.value0, t.mover
+        edge_start, edge_count, e_action, e_child = (t.edge_start, t.edge_count, t.e_action,
+                                                     t.e_child)
+        m = self.config.simulations + 1
+        k = int(t.n_nodes[game])
         parent = np.full(k, -1, np.int64)
         action = np.full(k, -1, np.int64)
         for node in range(k):
@@ -252,9 +194,9 @@ class GumbelSearch:
     # ----- searching ---------------------------------------------------------------
     def _loop(self, name: str, n: int) -> Callable[..., None]:
         """The serial or the multi-threaded version of a batch loop, for ``n`` games."""
-        if self.parallel is None:
+        if self.config.parallel is None:
             return pick(_LOOPS[name], n)
-        return _LOOPS[name][1 if self.parallel else 0]
+        return _LOOPS[name][1 if self.config.parallel else 0]
 
     def run(self, states: np.ndarray, rules: str | Rules, evaluate: Evaluator,
             rng: np.random.Generator) -> SearchResult:
@@ -269,34 +211,33 @@ class GumbelSearch:
         if (states["to_move"] < 0).any():
             raise ValueError("every position to search must be an unfinished game")
         rules = get_rules(rules)
-        t = RuleTables.of(rules)
-        rule = (t.income_before, t.leather_spaces, t.bonus_masks, t.track_end, t.bonus_points)
+        rule_arrays = RuleArrays.of(rules)
         size = layout(rules).size
         if self._obs is None or self._obs.shape[1] != size:
             self._obs = np.zeros((self.n_games, size), np.float32)
         stats = SearchStats()
         clock = time.perf_counter()
-        tree, active, needs = self.tree, self._active[:n], self._needs_eval[:n]
+        config, tree, active, needs = self.config, self.tree, self._active[:n], self._needs_eval[:n]
         self._loop("init_roots", n)(tree, n, np.ascontiguousarray(states), active)
         stats.searched = int(active.sum())
-        stats.simulations = stats.searched * self.simulations
+        stats.simulations = stats.searched * config.simulations
         stats.tree_seconds += time.perf_counter() - clock
         if stats.searched:
             rows = np.flatnonzero(active)
             self._evaluate(rows, rules, evaluate, stats, rng)
             clock = time.perf_counter()
-            counts = tree[T.EDGE_COUNT][:n, 0]
+            counts = tree.edge_count[:n, 0]
             total = int(counts[active].sum())
-            draws = (rng.gumbel(size=total) * self.gumbel_scale if self.gumbel_scale
+            draws = (rng.gumbel(size=total) * config.gumbel_scale if config.gumbel_scale
                      else np.zeros(total))
-            start_halving(tree, n, active, draws, self.max_considered, self.every_choice)
-            n_considered = np.minimum(counts, self.max_considered).astype(np.int64)
+            start_halving(tree, n, active, draws, config.max_considered, config.every_choice)
+            n_considered = np.minimum(counts, config.max_considered).astype(np.int64)
             stats.tree_seconds += time.perf_counter() - clock
-            for sim in range(self.simulations):
+            for sim in range(config.simulations):
                 clock = time.perf_counter()
                 considered = self.table[n_considered, sim]
                 self._loop("select", n)(tree, n, considered, active, needs, self.params,
-                                          rule, self.shaping)
+                                        rule_arrays)
                 rows = np.flatnonzero(needs)
                 stats.terminal_leaves += stats.searched - len(rows)
                 stats.tree_seconds += time.perf_counter() - clock
@@ -329,13 +270,15 @@ class GumbelSearch:
         if logits.shape != (k, N_ACTIONS) or values.shape != (k,):
             raise ValueError(f"evaluate must return logits ({k}, {N_ACTIONS}) and values "
                              f"({k},), got {logits.shape} and {values.shape}")
-        if self.leaf_playouts:
+        config = self.config
+        if config.leaf_playouts:
             now = time.perf_counter()
             stats.tree_seconds += now - clock
-            estimates = playout_values(leaf_states, rules, self.leaf_playouts,
-                                       int(rng.integers(2**63)), *self.shaping)
-            values = mixed_targets(values, estimates, self.playout_mix)
-            stats.playouts += k * self.leaf_playouts
+            estimates = playout_values(leaf_states, rules, config.leaf_playouts,
+                                       int(rng.integers(2**63)), config.score_weight,
+                                       config.score_scale)
+            values = mixed_targets(values, estimates, config.playout_mix)
+            stats.playouts += k * config.leaf_playouts
             clock = time.perf_counter()
             stats.playout_seconds += clock - now
         self._loop("expand", k)(self.tree, rows, logits, values, self.params)
@@ -344,7 +287,7 @@ class GumbelSearch:
         stats.tree_seconds += time.perf_counter() - clock
 
     def _finish(self, n: int) -> SearchResult:
-        counts = self.tree[T.EDGE_COUNT][:n, 0].astype(np.int64)
+        counts = self.tree.edge_count[:n, 0].astype(np.int64)
         offsets = np.zeros(n + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
         t_actions = np.empty(offsets[-1], np.int16)

@@ -27,7 +27,12 @@ from patchwork_env.agents.model_file import (
     save_policy,
     weights_digest,
 )
-from patchwork_env.agents.policy_agent import PolicyAgent, policy_actions, policy_logits
+from patchwork_env.agents.policy_agent import (
+    PolicyAgent,
+    masked_actions,
+    policy_actions,
+    policy_logits,
+)
 from patchwork_env.agents.ppo.networks import (
     FastMaskableCategorical,
     PatchworkPolicy,
@@ -317,6 +322,17 @@ def test_sampling_follows_the_policy_over_the_legal_actions() -> None:
     np.testing.assert_allclose(counts / len(masks), expected, atol=0.012)
     with pytest.raises(ValueError, match="needs a numpy Generator"):
         policy_actions(policy, obs[:1], masks[:1], deterministic=False)
+
+
+def test_masked_actions_choose_among_the_legal_actions_only() -> None:
+    logits = np.array([[5.0, 1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 9.0]], np.float32)
+    masks = np.array([[False, True, True, False], [True, False, False, False]])
+    np.testing.assert_array_equal(masked_actions(logits, masks), [2, 0])
+    drawn = masked_actions(np.repeat(logits, 500, 0), np.repeat(masks, 500, 0),
+                           deterministic=False, rng=np.random.default_rng(0))
+    assert np.repeat(masks, 500, 0)[np.arange(1000), drawn].all()
+    with pytest.raises(ValueError, match="at least one legal action"):
+        masked_actions(logits, np.zeros_like(masks))
 
 
 def test_from_model_makes_an_opponent_of_a_file_a_model_or_a_policy(tmp_path) -> None:

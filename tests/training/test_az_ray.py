@@ -12,16 +12,17 @@ import importlib.util
 import numpy as np
 import pytest
 
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import AZRunError, run_az
-from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
+from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.workers import merge, shares, worker_seeds
-
 from tests.agents.test_az import tiny_options as tiny
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed")
-SETTINGS = SearchSettings(simulations=3, max_considered=4, top_k=8, parallel_games=3)
+CONFIG = SearchConfig(simulations=3, max_considered=4, top_k=8)
+"""The actors' search, with 3 games in flight."""
 
 
 @pytest.mark.skipif(HAS_RAY, reason="Ray is installed")
@@ -37,12 +38,12 @@ def test_ray_actors_play_the_games_worker_processes_would(local_ray) -> None:
 
     net = AZNet(hidden=16, layers=1)
     weights = net.state_dict()
-    pool = RayWorkerPool(net.config(), SETTINGS, n_workers=2)
+    pool = RayWorkerPool(net.config(), CONFIG, n_workers=2, parallel_games=3)
     try:
         on_ray = pool.generate(weights, 5, seed=7)
     finally:
         pool.close()
-    here = SelfPlayWorker(net.config(), SETTINGS)
+    here = SelfPlayWorker(net.config(), CONFIG, parallel_games=3)
     expected = merge([here.generate(weights, n, s)
                       for n, s in zip(shares(5, 2), worker_seeds(7, 2), strict=True)])
     assert on_ray.games == 5

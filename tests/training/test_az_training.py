@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from patchwork_env import Game, GameBatch
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet, load_az_net
 from patchwork_env.agents.stencils import (
     patch_keys,
@@ -20,7 +21,7 @@ from patchwork_env.agents.stencils import (
 from patchwork_env.data.actions import ADVANCE, N_BUY_ACTIONS, SLOT_STRIDE
 from patchwork_env.data.rules import get_rules
 from patchwork_env.training.az import AZRunError, run_az
-from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayWorker
+from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.value_targets import (
     bootstrapped_targets,
     mixed_targets,
@@ -30,9 +31,8 @@ from patchwork_env.training.az.warm_start import teacher_samples
 from patchwork_env.training.az.workers import WorkerPool, merge, shares
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.views.observation import observe
-
-from tests.positions import EMPTY, position
 from tests.agents.test_az import tiny_options as tiny
+from tests.positions import EMPTY, position
 
 RULES = get_rules("default")
 L_CORNER = "\n".join(["XX.......", "X........"] + ["........."] * 7)
@@ -256,8 +256,8 @@ def test_shares_split_the_games_evenly() -> None:
 
 def test_the_worker_pool_merges_reproducible_batches() -> None:
     net = AZNet(hidden=16, layers=1)
-    settings = SearchSettings(simulations=2, max_considered=2, top_k=4, parallel_games=2)
-    pool = WorkerPool(net.config(), settings, n_workers=2)
+    config = SearchConfig(simulations=2, max_considered=2, top_k=4)
+    pool = WorkerPool(net.config(), config, n_workers=2, parallel_games=2)
     try:
         a = pool.generate(net.state_dict(), 3, seed=7)
         b = pool.generate(net.state_dict(), 3, seed=7)
@@ -268,14 +268,14 @@ def test_the_worker_pool_merges_reproducible_batches() -> None:
     assert set(a.game_ids.tolist()) == {0, 1, 2}
     np.testing.assert_array_equal(a.target_actions, b.target_actions)
     np.testing.assert_array_equal(a.states, b.states)
-    worker = SelfPlayWorker(net.config(), settings)
+    worker = SelfPlayWorker(net.config(), config, parallel_games=2)
     alone = merge([worker.generate(net.state_dict(), 2, seed=1),
                    worker.generate(net.state_dict(), 1, seed=2)])
     assert alone.games == 3 and set(alone.game_ids.tolist()) == {0, 1, 2}
 
 
 def test_every_choice_keeps_the_best_action_of_each_choice_in_a_top_k() -> None:
-    from patchwork_env.agents.az.tree import CHOICE_LIFT, lift_choice_bests, top_indices
+    from patchwork_env.agents.az.topk import CHOICE_LIFT, lift_choice_bests, top_indices
 
     # ten placements from slot 0 score highest; then slot 1, slot 2, advance, leather
     actions = np.array([k for k in range(10)] + [SLOT_STRIDE + 3, SLOT_STRIDE + 5,

@@ -2,7 +2,7 @@
 
 The parts: :mod:`.options` (:class:`AZOptions`, every ``train.py --algo az`` flag),
 :mod:`.selfplay` (the worker that plays games with the batched Gumbel search of
-``agents/az_search.py`` and returns samples), :mod:`.workers` (several such workers in
+``agents/az/search.py`` and returns samples), :mod:`.workers` (several such workers in
 processes), :mod:`.value_targets` (value targets: outcomes, random playouts, search values),
 :mod:`.warm_start` (imitation of a teacher before self-play), :mod:`.buffer` (the replay
 buffer of compact state records and sparse policy targets, with :mod:`.symmetry`'s

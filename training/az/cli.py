@@ -1,6 +1,6 @@
 """``train.py --algo az``: the command line of the search-guided trainer.
 
-Every field of :class:`~.trainer.AZOptions` is a flag (``--simulations 32``,
+Every field of :class:`~.options.AZOptions` is a flag (``--simulations 32``,
 ``--games-per-iteration 256``, ...); errors are one line with exit status 2.
 """
 
@@ -22,11 +22,10 @@ batch, and the network learns the search's improved policy and the games' outcom
     python train.py --resume --run-dir runs/az-seed0 --iterations 40
     python evaluate.py az-playouts:runs/az-seed0/net.pt:128 greedy mcts:100 --games 400
 
-The default run (16 iterations of 256 games) took 8 min 39 s on 2 otherwise idle x86-64
-cores. A run imitates a teacher first (greedy by default) and mixes random-playout
-estimates into its first value targets; the shipped models/az.pt came from 456 iterations
-(see models/README.md for its commands, curves and results). MaskablePPO: train.py --algo
-ppo (its flags: train.py --algo ppo --help)."""
+A run imitates a teacher first (greedy by default) and mixes random-playout estimates into
+its first value targets; models/README.md gives the commands that trained the shipped
+models/az.pt, with its curves and results. MaskablePPO: train.py --algo ppo (its flags:
+train.py --algo ppo --help)."""
 
 
 def main(argv: list[str]) -> int:

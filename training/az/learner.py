@@ -3,7 +3,10 @@
 The loss is the AlphaZero one with the Gumbel search's target: the cross-entropy between
 the network's policy over the legal actions and the improved policy
 ``softmax(logits + sigma(completed Q))`` of the search, plus ``value_weight`` times the
-squared error of the value against the game's result. The optimiser is Adam with
+squared error of the value against its target: the game's result for the player to move,
+mixed in early iterations with random-playout estimates and, if the run asks, with the
+search's value of the position (see :mod:`.value_targets` and the trainer's
+``playout_weight`` and ``root_value_weight``). The optimiser is Adam with
 decoupled weight decay (AdamW).
 """
 

@@ -1,6 +1,9 @@
 """The options of a search-guided run (:class:`AZOptions`) and their checks.
 
-Every field is a ``train.py --algo az`` flag of the same name (``--simulations 32``).
+Every field is a ``train.py --algo az`` flag of the same name (``--simulations 32``). The
+search's options are the settings of the same names of
+:class:`~patchwork_env.agents.az.config.SearchConfig`, with their defaults from
+:data:`~patchwork_env.agents.az.config.TRAINING`.
 """
 
 from __future__ import annotations
@@ -9,10 +12,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from patchwork_env import agents
+from patchwork_env.agents.az.config import TRAINING, SearchConfig
 from patchwork_env.agents.az.net import AZ_KINDS
 from patchwork_env.data.rules import get_rules
 from patchwork_env.training.az.ray_workers import import_ray
-from patchwork_env.training.az.selfplay import SearchSettings
 
 
 class AZRunError(Exception):
@@ -40,31 +43,32 @@ class AZOptions:
     """Self-play + learning rounds to run (a resumed run continues up to this number)."""
     games_per_iteration: int = 256
     """Games of self-play per iteration."""
-    parallel_games: int = SearchSettings.parallel_games
+    parallel_games: int = 256
     """Games in flight at once: every network call evaluates one leaf of each."""
-    simulations: int = SearchSettings.simulations
+    # The search's settings (SearchConfig's of the same names; its docstrings say more).
+    simulations: int = TRAINING.simulations
     """Simulations per move after the root's evaluation."""
-    max_considered: int = SearchSettings.max_considered
+    max_considered: int = TRAINING.max_considered
     """Root actions sampled by Gumbel-top-k for sequential halving."""
-    top_k: int = SearchSettings.top_k
+    top_k: int = TRAINING.top_k
     """Legal actions kept (by prior) at inner nodes of the search."""
-    gumbel_scale: float = SearchSettings.gumbel_scale
+    gumbel_scale: float = TRAINING.gumbel_scale
     """Scale of the root's Gumbel noise (0: no exploration)."""
-    c_visit: float = SearchSettings.c_visit
+    c_visit: float = TRAINING.c_visit
     """sigma(q) = (c_visit + max visits) * c_scale * q."""
-    c_scale: float = SearchSettings.c_scale
+    c_scale: float = TRAINING.c_scale
     """See c_visit."""
-    every_choice: bool = SearchSettings.every_choice
+    every_choice: bool = TRAINING.every_choice
     """The search considers the best action of every choice of the turn (each slot,
     advancing) before second-best ones."""
-    leaf_playouts: int = SearchSettings.leaf_playouts
+    leaf_playouts: int = TRAINING.leaf_playouts
     """Random playouts from each leaf the search evaluates, their mean result mixed into
     the leaf's value (0: the network's value alone)."""
-    playout_mix: float = SearchSettings.playout_mix
+    playout_mix: float = TRAINING.playout_mix
     """Weight of the leaf playouts' mean result in a leaf's value."""
-    score_weight: float = 0.5
+    score_weight: float = TRAINING.score_weight
     """Weight of the clipped score difference in a finished game's value (0: win/loss)."""
-    score_scale: float = SearchSettings.score_scale
+    score_scale: float = TRAINING.score_scale
     """Score difference that counts as a full win in the shaped value."""
     playout_weight: float = 1.0
     """Weight, in the first iteration, of the random-playout estimate in the value target
@@ -132,7 +136,7 @@ class AZOptions:
     """Run the self-play workers (--workers of them) as Ray actors: local (Ray started on
     this machine), auto or HOST:PORT (a running cluster); empty: processes of this
     machine."""
-    rules: str = SearchSettings.rules
+    rules: str = "default"
     """Rule preset of the games."""
     run_dir: str = ""
     """Folder for the checkpoint, the network and the metrics (default: runs/az-seed<seed>)."""
@@ -190,11 +194,11 @@ class AZOptions:
         """The evaluation opponents' specs."""
         return [s.strip() for s in self.eval_opponents.split(",") if s.strip()]
 
-    def search_settings(self) -> SearchSettings:
-        """How self-play searches under these options."""
-        # The search's settings are the options of the same names.
-        return SearchSettings(**{f.name: getattr(self, f.name) for f in fields(SearchSettings)
-                                 if hasattr(self, f.name)})
+    def search_config(self) -> SearchConfig:
+        """How self-play searches under these options: the options of
+        :class:`SearchConfig`'s names, the rest of it as :data:`TRAINING` has it."""
+        return TRAINING.replace(**{f.name: getattr(self, f.name) for f in fields(SearchConfig)
+                                   if hasattr(self, f.name)})
 
     def lr_drop_iterations(self) -> list[int]:
         """The iterations of ``lr_drops``, increasing; :class:`AZRunError` if malformed."""

@@ -19,7 +19,8 @@ from typing import Any
 
 import torch
 
-from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
+from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
 from patchwork_env.training.az.workers import merge, shares, worker_seeds
 
 LOCAL = "local"
@@ -38,14 +39,17 @@ def import_ray() -> Any:
 class RayWorkerPool:
     """``n_workers`` self-play actors, each with ``threads`` CPUs (and torch threads).
 
-    A Ray already started in this process (``ray.init``) is used as it is; otherwise Ray
-    is started (``"local"``, with at least a CPU for each worker: more workers than cores
-    share them) or joined (a cluster's address). Actors that the cluster has no CPUs for
-    would wait for ever, so they are refused with an error instead.
+    ``net_config``, ``config``, ``parallel_games``, ``rules``: as
+    :class:`~.selfplay.SelfPlayWorker` takes them. A Ray already started in this process
+    (``ray.init``) is used as it is; otherwise Ray is started (``"local"``, with at least
+    a CPU for each worker: more workers than cores share them) or joined (a cluster's
+    address). Actors that the cluster has no CPUs for would wait for ever, so they are
+    refused with an error instead.
     """
 
-    def __init__(self, net_config: dict[str, Any], settings: SearchSettings, n_workers: int,
-                 address: str = LOCAL, threads: int = 1) -> None:
+    def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
+                 parallel_games: int, rules: str = "default", address: str = LOCAL,
+                 threads: int = 1) -> None:
         if n_workers < 1:
             raise ValueError(f"a Ray worker pool needs at least 1 worker, got {n_workers}")
         self._ray = ray = import_ray()
@@ -63,7 +67,8 @@ class RayWorkerPool:
             raise ValueError(f"{n_workers} Ray workers of {threads} CPU(s) need "
                              f"{n_workers * threads} CPUs; the cluster has {cpus:g}")
         actor = ray.remote(num_cpus=threads)(SelfPlayWorker)
-        self._actors = [actor.remote(net_config, settings, threads) for _ in range(n_workers)]
+        self._actors = [actor.remote(net_config, config, parallel_games, rules, threads)
+                        for _ in range(n_workers)]
         self.n_workers = n_workers
 
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int

@@ -3,7 +3,8 @@
 :class:`SelfPlayWorker` is a plain object with one method that does the work,
 ``generate(weights, n_games, seed) -> SelfPlayBatch``, so it can run in the learner's
 process, in a separate process or as a remote actor alike: it is built from plain data
-(:class:`SearchSettings` and a network config) and takes plain data (a state dict).
+(a :class:`~patchwork_env.agents.az.config.SearchConfig`, the number of games in flight,
+the rules and a network config) and takes plain data (a state dict).
 
 It keeps ``parallel_games`` games in flight in one :class:`~patchwork_env.GameBatch`;
 every move searches all unfinished games together (one network call per simulation for
@@ -16,52 +17,19 @@ player to move and, once the game is over, the result for that player.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
 from patchwork_env import GameBatch
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet, build_az_net, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
 from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import get_rules
 from patchwork_env.engine.kernels import STATE_DTYPE
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """How self-play searches (see :class:`~patchwork_env.agents.az.search.GumbelSearch`)."""
-
-    simulations: int = 32
-    max_considered: int = 16
-    top_k: int = 32
-    gumbel_scale: float = 1.0
-    c_visit: float = 50.0
-    c_scale: float = 0.1
-    score_weight: float = 0.0
-    score_scale: float = 20.0
-    parallel_games: int = 256
-    """Games in flight at once: the batch every network call evaluates."""
-    rules: str = "default"
-    parallel: bool | None = False
-    """Run the search's loops over games multi-threaded (``None``: from 256 games when
-    numba has several threads; see ``GumbelSearch``)."""
-    every_choice: bool = True
-    """Consider the best action of every choice of the turn (see ``GumbelSearch``)."""
-    leaf_playouts: int = 0
-    """Random playouts mixed into each evaluated leaf's value (see ``GumbelSearch``)."""
-    playout_mix: float = 0.5
-    """Their weight in the leaf's value."""
-
-    def search(self) -> GumbelSearch:
-        """A search sized for ``parallel_games``."""
-        return GumbelSearch(self.parallel_games, self.simulations, self.max_considered,
-                            self.top_k, self.gumbel_scale, self.c_visit, self.c_scale,
-                            score_weight=self.score_weight, score_scale=self.score_scale,
-                            parallel=self.parallel, every_choice=self.every_choice,
-                            leaf_playouts=self.leaf_playouts, playout_mix=self.playout_mix)
 
 
 @dataclass
@@ -97,17 +65,22 @@ class SelfPlayBatch:
 class SelfPlayWorker:
     """Plays games against itself with the search and returns them as samples.
 
-    ``net_config``: the model-file config of the network (``AZNet.config()``);
-    ``threads``: torch threads for the network (``None``: leave torch's setting).
+    ``net_config``: the model-file config of the network (``AZNet.config()``); ``config``:
+    how it searches; ``parallel_games``: games in flight at once (the batch every network
+    call evaluates); ``rules``: the rule preset of the games; ``threads``: torch threads
+    for the network (``None``: leave torch's setting).
     """
 
-    def __init__(self, net_config: dict[str, Any], settings: SearchSettings,
-                 threads: int | None = None) -> None:
-        self.settings = settings
-        self.rules = get_rules(settings.rules)
+    def __init__(self, net_config: dict[str, Any], config: SearchConfig, parallel_games: int,
+                 rules: str = "default", threads: int | None = None) -> None:
+        if parallel_games < 1:
+            raise ValueError(f"parallel_games must be at least 1, got {parallel_games}")
+        self.config = config
+        self.parallel_games = int(parallel_games)
+        self.rules = get_rules(rules)
         self.net: AZNet = build_az_net(net_config).eval()
         self.threads = threads
-        self._search = settings.search()
+        self._search = GumbelSearch(self.parallel_games, config)
         self._evaluate = make_evaluator(self.net)
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
@@ -127,7 +100,7 @@ class SelfPlayWorker:
             torch.set_num_threads(self.threads)
         start = time.perf_counter()
         rng = np.random.default_rng(seed)
-        width = min(n_games, self.settings.parallel_games)
+        width = min(n_games, self.parallel_games)
         games = GameBatch.new(width, seed=int(rng.integers(2**63)), rules=self.rules)
         game_of_row = np.arange(width)
         started = width
@@ -162,8 +135,8 @@ class SelfPlayWorker:
                     started += new
                 live[done[new:]] = False
         players = np.zeros(n_games, np.int64)
-        outcome_values(final, players, self.rules.bonus_points, self.settings.score_weight,
-                       self.settings.score_scale, outcome0)
+        outcome_values(final, players, self.rules.bonus_points, self.config.score_weight,
+                       self.config.score_scale, outcome0)
         finished = GameBatch(final, self.rules)
         batch = _concatenate(parts, outcome0, finished.winners())
         scores = finished.scores()
@@ -191,8 +164,3 @@ def _concatenate(parts: list[tuple], outcome0: np.ndarray, winners: np.ndarray
                          values=outcome0[game_ids] * sign,
                          root_values=np.concatenate([p[4] for p in parts]),
                          game_ids=game_ids.astype(np.int64), winners=winners)
-
-
-def settings_dict(settings: SearchSettings) -> dict[str, Any]:
-    """The settings as plain data (for a checkpoint or another process)."""
-    return asdict(settings)

@@ -88,12 +88,12 @@ def checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
 def _self_play(net_config: dict[str, Any], opts: AZOptions
                ) -> SelfPlayWorker | WorkerPool | RayWorkerPool:
     """Where self-play runs: Ray actors, worker processes, or this process."""
+    config, games, rules = opts.search_config(), opts.parallel_games, opts.rules
     if opts.ray_address:
-        return RayWorkerPool(net_config, opts.search_settings(), opts.workers,
-                             opts.ray_address)
+        return RayWorkerPool(net_config, config, opts.workers, games, rules, opts.ray_address)
     if opts.workers > 1:
-        return WorkerPool(net_config, opts.search_settings(), opts.workers)
-    return SelfPlayWorker(net_config, opts.search_settings())
+        return WorkerPool(net_config, config, opts.workers, games, rules)
+    return SelfPlayWorker(net_config, config, games, rules)
 
 
 def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None:
@@ -184,35 +184,51 @@ class AZRun:
 
     # ----- one iteration -----------------------------------------------------------------
     def iterate(self) -> dict[str, Any]:
-        """Self-play, then learning; the iteration's metrics row."""
-        opts = self.opts
+        """One iteration, top to bottom: self-play, value targets, learning; its metrics
+        row."""
+        opts, iteration = self.opts, self.iteration
+        seed = opts.seed * 1_000_003 + iteration
+
+        # 1. Self-play: games_per_iteration games with the current network, every move of
+        #    all games in flight searched together; each position searched is a sample.
         batch = self.worker.generate(self.learner.net.state_dict(), opts.games_per_iteration,
-                                     seed=opts.seed * 1_000_003 + self.iteration)
+                                     seed=seed)
+
+        # 2. Value targets: each game's outcome for the player to move, mixed early on with
+        #    random-playout estimates and, if asked, with the search's value of the position;
+        #    then the samples join the replay buffer.
         start = time.perf_counter()
-        weight = opts.playout_weight_at(self.iteration)
-        if weight > 0:
-            estimates = playout_values(batch.states, self.buffer.rules, opts.playouts,
-                                       seed=opts.seed * 1_000_003 + self.iteration,
+        playout_weight = opts.playout_weight_at(iteration)
+        if playout_weight > 0:
+            estimates = playout_values(batch.states, self.buffer.rules, opts.playouts, seed=seed,
                                        score_weight=opts.score_weight,
                                        score_scale=opts.score_scale)
-            batch.values = mixed_targets(batch.values, estimates, weight)
-        playout_s = time.perf_counter() - start
+            batch.values = mixed_targets(batch.values, estimates, playout_weight)
         if opts.root_value_weight > 0:
             batch.values = bootstrapped_targets(batch.values, batch.root_values,
                                                 opts.root_value_weight)
+        targets_s = time.perf_counter() - start
         self.buffer.add(batch)
         self.games += batch.games
+
+        # 3. Learning: minibatch steps on the replay buffer, enough for each new sample to
+        #    be drawn sample_reuse times on average.
         start = time.perf_counter()
-        learning_rate = opts.learning_rate_at(self.iteration)
+        learning_rate = opts.learning_rate_at(iteration)
         self.learner.set_learning_rate(learning_rate)
-        rng = np.random.default_rng([opts.seed, self.iteration, 1])
+        rng = np.random.default_rng([opts.seed, iteration, 1])
         steps = max(1, math.ceil(opts.sample_reuse * len(batch) / opts.batch_size))
         losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng, opts.augment))
                   for _ in range(steps)]
         learn_s = time.perf_counter() - start
+
         self.iteration += 1
-        self.train_s += batch.stats["seconds"] + playout_s + learn_s
-        st = batch.stats
+        self.train_s += batch.stats["seconds"] + targets_s + learn_s
+        return self._metrics(batch.stats, losses, learning_rate, targets_s, learn_s)
+
+    def _metrics(self, st: dict[str, float], losses: list[dict[str, float]],
+                 learning_rate: float, targets_s: float, learn_s: float) -> dict[str, Any]:
+        """The metrics row of the iteration just done."""
         split = st["tree_seconds"] + st["network_seconds"]
         return {"iteration": self.iteration, "games": self.games, "samples": self.buffer.added,
                 "buffer": len(self.buffer), "learner_steps": self.learner.steps,
@@ -220,7 +236,7 @@ class AZRun:
                 "policy_loss": float(np.mean([x["policy"] for x in losses])),
                 "value_loss": float(np.mean([x["value"] for x in losses])),
                 "target_entropy": float(np.mean([x["target_entropy"] for x in losses])),
-                "selfplay_s": st["seconds"], "playout_s": playout_s, "learn_s": learn_s,
+                "selfplay_s": st["seconds"], "playout_s": targets_s, "learn_s": learn_s,
                 "positions_per_s": st["moves"] / st["seconds"],
                 "evaluations_per_s": st["evaluations"] / max(st["network_seconds"], 1e-9),
                 "tree_fraction": st["tree_seconds"] / split if split else 0.0,

@@ -1,11 +1,12 @@
 """Self-play in several processes: a pool of :class:`~.selfplay.SelfPlayWorker` s.
 
-Each process builds its own worker from plain data (the network config and the search
-settings) and batches its own network calls; an iteration sends every worker the current
-weights and a share of the games with a seed of its own, and merges what they return into
-one :class:`~.selfplay.SelfPlayBatch`. The worker's interface is all a remote actor needs
-too (``generate(weights, n_games, seed)``), so the same split works with actors on a
-cluster. For a given number of workers the samples are the same from run to run.
+Each process builds its own worker from plain data (the network config, the search's
+config, the games in flight and the rules) and batches its own network calls; an
+iteration sends every worker the current weights and a share of the games with a seed of
+its own, and merges what they return into one :class:`~.selfplay.SelfPlayBatch`. The
+worker's interface is all a remote actor needs too (``generate(weights, n_games,
+seed)``), so the same split works with actors on a cluster. For a given number of workers
+the samples are the same from run to run.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from patchwork_env.training.az.selfplay import SearchSettings, SelfPlayBatch, SelfPlayWorker
+from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
 
 _WORKER: SelfPlayWorker | None = None
 
 
-def _start(net_config: dict[str, Any], settings: SearchSettings, threads: int) -> None:
+def _start(net_config: dict[str, Any], config: SearchConfig, parallel_games: int, rules: str,
+           threads: int) -> None:
     global _WORKER
     torch.set_num_threads(threads)
-    _WORKER = SelfPlayWorker(net_config, settings, threads=threads)
+    _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads)
 
 
 def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> SelfPlayBatch:
@@ -47,16 +50,19 @@ def shares(n_games: int, n_workers: int) -> list[int]:
 
 
 class WorkerPool:
-    """``n_workers`` processes, each with a self-play worker on ``threads`` torch threads."""
+    """``n_workers`` processes, each with a self-play worker on ``threads`` torch threads
+    (``net_config``, ``config``, ``parallel_games``, ``rules``: as
+    :class:`~.selfplay.SelfPlayWorker` takes them)."""
 
-    def __init__(self, net_config: dict[str, Any], settings: SearchSettings, n_workers: int,
-                 threads: int = 1) -> None:
+    def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
+                 parallel_games: int, rules: str = "default", threads: int = 1) -> None:
         if n_workers < 2:
             raise ValueError(f"a worker pool needs at least 2 workers, got {n_workers}")
         self.n_workers = n_workers
         self._pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("spawn"),
                                          initializer=_start,
-                                         initargs=(net_config, settings, threads))
+                                         initargs=(net_config, config, parallel_games, rules,
+                                                   threads))
 
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
