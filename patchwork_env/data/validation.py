@@ -31,8 +31,11 @@ def check_int(value: Any, name: str, low: int | None = None, high: int | None = 
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be in {bounds}, got {value}")
+        if high is None:
+            raise ValueError(f"{name} must be >= {low}, got {value}")
+        if low is None:
+            raise ValueError(f"{name} must be <= {high}, got {value}")
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
     return value
 
 
@@ -110,7 +113,12 @@ def check_action(action: Any) -> int:
         return action
     if isinstance(action, bool | np.bool_) or action is None:
         as_action(action)  # raises
-    return int(check_actions(np.reshape(action, -1) if not _is_int(action) else [action], 1)[0])
+    try:
+        return int(check_actions(np.reshape(action, -1) if not _is_int(action) else [action],
+                                 1)[0])
+    except TypeError:
+        as_action(action)  # raises, naming the value
+        raise
 
 
 def check_circle(circle: Any) -> np.ndarray:

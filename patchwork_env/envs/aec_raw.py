@@ -16,11 +16,11 @@ from pettingzoo import AECEnv
 
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.validation import check_options, check_render_mode, check_seed
+from patchwork_env.data.validation import check_action, check_options, check_render_mode, check_seed
 from patchwork_env.engine.batch import GameBatch, random_setup
 from patchwork_env.engine.batch_kernels import checked_step_one
 from patchwork_env.engine.kernels import OK, score, winner
-from patchwork_env.envs.one_game import PlaysOneGame, checked_action
+from patchwork_env.envs.one_game import PlaysOneGame
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.envs.rewards import check_reward, final_rewards
 from patchwork_env.views.game import Game
@@ -303,11 +303,11 @@ class raw_env(PlaysOneGame, AECEnv):
             self.render()
 
     def _checked_move(self, agent: str, action: Any) -> int:
-        """``action`` as the move of ``agent`` (to move): :func:`checked_action`, and
-        ``ValueError`` for ``None``."""
+        """``action`` as the move of ``agent`` (to move), read by
+        :func:`~patchwork_env.data.validation.check_action`; ``ValueError`` for ``None``."""
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for finished agents")
-        return checked_action(action)
+        return check_action(action)
 
     def _dead_step(self, agent: str, action: Any) -> None:
         """The step of a finished agent: only ``None`` (PettingZoo's dead step)."""

@@ -14,10 +14,9 @@ import numpy as np
 
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.validation import check_options, check_render_mode, check_seed
+from patchwork_env.data.validation import check_action, check_options, check_render_mode, check_seed
 from patchwork_env.engine.batch import GameBatch
 from patchwork_env.envs.duel import Duel
-from patchwork_env.envs.one_game import checked_action
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.views.game import Game
 from patchwork_env.views.observation import layout
@@ -128,7 +127,7 @@ class PatchworkEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        acts = np.array([checked_action(action)], np.int64)
+        acts = np.array([check_action(action)], np.int64)
         rewards, over, illegal = self._duel.step(acts)
         self._over = bool(over[0])
         info = self._info()

@@ -1,23 +1,9 @@
-"""What the single-game environments share: the live game they play, the copy of it they
-show their users, and how they read one action."""
+"""What the single-game environments share: the live game they play and the copy of it
+they show their users."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from patchwork_env.data.validation import as_action, check_action
 from patchwork_env.views.game import Game
-
-
-def checked_action(action: Any) -> int:
-    """One action as :func:`~patchwork_env.data.validation.check_action` reads it (an int
-    or a numpy integer, a 0-d or one-element integer array), whose ``TypeError`` for a
-    value of the wrong kind then names the value (as :func:`as_action` words it)."""
-    try:
-        return check_action(action)
-    except TypeError:
-        as_action(action)  # raises, naming the value
-        raise
 
 
 class PlaysOneGame:
