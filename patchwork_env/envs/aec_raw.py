@@ -160,11 +160,10 @@ class raw_env(PlaysOneGame, AECEnv):
 
     ### Version History
 
-    * v0: Initial release (patchwork-env 0.1.0); since then `observation_mode="flat"`,
-      infos with the same keys at every step (`winner` is now a seat, -1 until the end,
-      where it used to be an agent name present only at the end), and `env()` checks what
-      the standard wrappers check without wrapping, refusing a value that is not a move
-      with `TypeError` or `ValueError` (see Errors) where they assert.
+    * v0 (patchwork-env 0.1.0): the environment as documented here, with
+      `observation_mode="flat"`, infos with the same keys at every step (`winner` a seat,
+      -1 until the end), and `env()` checking what the standard wrappers check, refusing a
+      value that is not a move with `TypeError` or `ValueError` (see Errors).
     """
 
     metadata: ClassVar[dict[str, Any]] = {

@@ -18,7 +18,7 @@ import numpy as np
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.validation import check_number, check_seat
 from patchwork_env.engine.batch import GameBatch, random_setups
-from patchwork_env.envs.opponents import Opponent, make_opponent
+from patchwork_env.envs.opponents import Opponent, as_opponent
 from patchwork_env.envs.rewards import check_reward, final_rewards
 from patchwork_env.views.observation import observe_unchecked
 
@@ -48,7 +48,7 @@ class Duel:
         self.learner_seat = check_seat(learner_seat, "learner_seat", allow_none=True)
         check_reward(reward, score_scale)
         self.batch = batch
-        self.opponent: Opponent = make_opponent(opponent)
+        self.opponent: Opponent = as_opponent(opponent)
         self.rng = np.random.default_rng(seed)
         """Draws setups, seats and the random opponent's moves."""
         self.reward = reward
@@ -72,8 +72,8 @@ class Duel:
         """How the games that the last restarting :meth:`step` restarted had ended."""
 
     def set_opponent(self, opponent: Any) -> None:
-        """Let ``opponent`` (see :func:`~.opponents.make_opponent`) play from the next move."""
-        self.opponent = make_opponent(opponent)
+        """Let ``opponent`` (see :func:`~.opponents.as_opponent`) play from the next move."""
+        self.opponent = as_opponent(opponent)
 
     def reseed(self, rng: np.random.Generator, seed: int | None) -> None:
         """Draw from ``rng`` from now on; given a ``seed``, the opponent is reseeded with it

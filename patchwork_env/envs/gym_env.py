@@ -75,10 +75,10 @@ class PatchworkEnv(gym.Env):
     integer numpy value is taken like the int.
 
     ## Version History
-    * v0: initial release (patchwork-env 0.1.0); since then: opponents are objects (the
-      env looks up no names: ``patchwork_env.agents.make_opponent("greedy")``), a failing
-      opponent leaves the env as it was before the step, and ``info`` has the same keys
-      and types at every step.
+    * v0 (patchwork-env 0.1.0): the environment as documented here; opponents are
+      objects (the env looks up no names: ``patchwork_env.agents.make_opponent("greedy")``),
+      a failing opponent leaves the env as it was before the step, and ``info`` has the same
+      keys and types at every step.
     """
 
     metadata: ClassVar[dict[str, Any]] = {

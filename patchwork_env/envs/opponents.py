@@ -167,8 +167,5 @@ def as_opponent(opponent: Any) -> Opponent:
                     f"or a policy (observations, masks) -> actions; got {type(opponent).__name__}")
 
 
-make_opponent = as_opponent
-"""The name under which :mod:`.duel` and the env tests import :func:`as_opponent`."""
-
 __all__ = ["AgentOpponent", "Opponent", "Policy", "PolicyOpponent", "RandomOpponent",
            "as_opponent"]

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 from patchwork_env import ADVANCE, LEATHER_BASE, N_ACTIONS, Game
 from patchwork_env.envs.gym_env import PatchworkEnv
-from patchwork_env.envs.opponents import RandomOpponent, make_opponent
+from patchwork_env.envs.opponents import RandomOpponent, as_opponent
 from tests.envs.test_aec import always_advance, first_buy, middle_move, replay_in_aec
 
 
@@ -185,15 +185,15 @@ def test_an_agent_of_the_registry_by_name():
 
 def test_the_env_looks_up_no_names():
     with pytest.raises(ValueError, match=r"unknown opponent 'greedy'.*registry"):
-        make_opponent("greedy")
+        as_opponent("greedy")
     with pytest.raises(ValueError, match=r"unknown opponent 'greedy'.*registry"):
         PatchworkEnv(opponent="greedy")
 
 
 def test_bad_opponents_are_refused():
-    assert isinstance(make_opponent("random"), RandomOpponent)
+    assert isinstance(as_opponent("random"), RandomOpponent)
     with pytest.raises(TypeError, match="opponent must be"):
-        make_opponent(42)
+        as_opponent(42)
     env = PatchworkEnv(opponent=lambda obs, masks: np.full(len(obs), LEATHER_BASE),
                        learner_seat=1)
     with pytest.raises(ValueError, match=r"opponent .* illegal"):
