@@ -41,6 +41,13 @@ leaves nothing behind. The folder holds:
 Bad input (an unknown agent, a missing or corrupt checkpoint, a nonsense option, an output
 folder that cannot be written) stops the program with a one-line message and exit status
 2 before any game is played, and leaves nothing behind.
+
+The four files are written as one (:func:`patchwork_env.files.atomic.together`), before
+anything about the games is printed: each whole, all or none. A tournament that cannot
+write them (a full disk) ends with a one-line error and exit status 1, leaves the folder's
+earlier files as they were and removes a folder it created. When the reader of the output
+goes away (``evaluate.py | head -1``) the program ends quietly at its next print, with exit
+status 141 (as a program stopped by ``SIGPIPE``), its results already written.
 """
 
 from __future__ import annotations
@@ -63,8 +70,10 @@ from patchwork_env.evaluation.report import (
     write_json,
 )
 from patchwork_env.evaluation.tournament import MAX_GAMES, elo_table, round_robin
+from patchwork_env.files.atomic import WriteError, together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError, existing
+from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_GAMES = 100
@@ -163,6 +172,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+@ends_quietly_when_stdout_closes
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournament the command line asks for; the exit status."""
     args = parse_args(argv)
@@ -196,19 +206,27 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
     runtime = time.perf_counter() - start
     anchor = "random" if "random" in specs else specs[0]
     elo = elo_table(specs, pairings, anchor, seed=args.seed)
+    settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
+                "anchor": anchor, "runtime_s": round(runtime, 1)}
+    try:
+        with together():  # all four files, or none of them
+            write_json(out / "results.json", specs, pairings, elo, settings)
+            write_csv(out / "results.csv", pairings, records)
+            plot_elo(out / "elo.png", elo, anchor,
+                     f"Elo, {args.games} games per pairing (rules: {args.rules})")
+            ranked = sorted(specs, key=lambda s: -elo[s]["rating"])
+            plot_scores(out / "scores.png", ranked, pairings, records)
+    except WriteError as e:
+        print(f"evaluate.py: error: {e}: no results written", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("evaluate.py: interrupted: no results written", file=sys.stderr)
+        return 130
     print()
     print(pairings_table(pairings))
     print()
     print(ranking_table(elo, anchor))
     print(f"\n{n_pairings * args.games} games in {runtime:.0f} s")
-    settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
-                "anchor": anchor, "runtime_s": round(runtime, 1)}
-    write_json(out / "results.json", specs, pairings, elo, settings)
-    write_csv(out / "results.csv", pairings, records)
-    plot_elo(out / "elo.png", elo, anchor,
-             f"Elo, {args.games} games per pairing (rules: {args.rules})")
-    ranked = sorted(specs, key=lambda s: -elo[s]["rating"])
-    plot_scores(out / "scores.png", ranked, pairings, records)
     print(f"results written to {out}{os.sep} ({', '.join(OUTPUTS)})")
     return 0
 

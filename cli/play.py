@@ -8,6 +8,9 @@ The opponent is any spec of the agents registry (``random``, ``greedy``, ``mcts:
 ``ppo``, even ``human`` for two people at one keyboard). The screen fits a standard 80x24
 terminal (a larger one shows the full picture); at the prompt ``help`` explains the move
 notation, ``moves`` lists the legal moves and ``full`` draws the full picture.
+
+A game whose screen goes away (standard output closed by its reader) ends quietly with exit
+status 141, as a program stopped by ``SIGPIPE``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from patchwork_env.agents.base import Agent
 from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
 from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules
+from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
 from patchwork_env.views.game import Game
 
 PROG = "patchwork-play"
@@ -65,6 +69,7 @@ def play(human: HumanAgent, opponent: Agent, seat: int, game: Game) -> Game:
     return game
 
 
+@ends_quietly_when_stdout_closes
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a game from the command line; the exit status."""
     args = parse_args(argv)

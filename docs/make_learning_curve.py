@@ -12,11 +12,11 @@ again. Which run each picture comes from is listed in ``docs/pictures.md``.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
-from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
+from patchwork_env.files.atomic import WriteError, write_bytes
+from patchwork_env.training.metrics import MetricsCsv, MetricsError, plot_learning_curve
 
 DOCS = Path(__file__).resolve().parent
 
@@ -35,16 +35,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         rows = MetricsCsv.read(source)
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"error: cannot read {source}: {e}", file=sys.stderr)
+    except MetricsError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if not rows or "win_greedy" not in rows[0]:
         print(f"error: {source} holds no evaluations of a training run", file=sys.stderr)
         return 2
     data, picture = args.into / f"{args.name}.csv", args.into / f"{args.name}.png"
-    if source.resolve() != data.resolve():
-        shutil.copyfile(source, data)
-    plot_learning_curve(data, picture)
+    try:
+        if source.resolve() != data.resolve():
+            write_bytes(data, source.read_bytes())
+        plot_learning_curve(data, picture)
+    except WriteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(f"wrote {picture.name} from {len(rows)} evaluations (data: {data.name})")
     return 0
 

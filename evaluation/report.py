@@ -1,4 +1,7 @@
-"""What a tournament leaves behind: printed tables, ``results.json``, ``results.csv``, plots."""
+"""What a tournament leaves behind: printed tables, ``results.json``, ``results.csv``, plots.
+
+Each file is written atomically (:mod:`patchwork_env.files.atomic`): whole, or not at all.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import numpy as np
 
 from patchwork_env.evaluation.arena import GameRecord
 from patchwork_env.evaluation.tournament import Pairing
+from patchwork_env.files.atomic import atomic_open, save_figure, write_text
 
 CSV_COLUMNS = ("pairing", "a", "b", "seed", "player0", "player1", "score0", "score1",
                "winner", "winner_agent", "n_moves", "moves")
@@ -49,13 +53,13 @@ def write_json(path: Path, specs: Sequence[str], pairings: Sequence[Pairing],
     """``results.json``: agents, settings, pairings and Elo (schema in ``evaluate.py``)."""
     doc = {"agents": list(specs), "settings": settings,
            "pairings": [asdict(p) for p in pairings], "elo": elo}
-    path.write_text(json.dumps(doc, indent=2) + "\n")
+    write_text(path, json.dumps(doc, indent=2) + "\n")
 
 
 def write_csv(path: Path, pairings: Sequence[Pairing],
               records: dict[int, list[GameRecord]]) -> None:
     """``results.csv``: one row per game, its moves as space-separated action ids."""
-    with path.open("w", newline="") as f:
+    with atomic_open(path, "w", newline="") as f:
         out = csv.writer(f)
         out.writerow(CSV_COLUMNS)
         for i, p in enumerate(pairings):
@@ -89,8 +93,10 @@ def plot_elo(path: Path, elo: dict[str, dict[str, Any]], anchor: str, title: str
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def plot_scores(path: Path, specs: Sequence[str], pairings: Sequence[Pairing],
@@ -127,5 +133,7 @@ def plot_scores(path: Path, specs: Sequence[str], pairings: Sequence[Pairing],
     ax.set_title("final scores over all games")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=120)
+    finally:
+        plt.close(fig)

@@ -2,8 +2,9 @@
 
 The checkpoint is one file per run, written atomically and verified when read: a short
 header (a magic line and the SHA-256 of the payload) followed by a ``torch.save`` payload.
-Writing goes to a temporary file in the same folder which then replaces the checkpoint in
-one rename, so a run killed mid-write leaves the previous checkpoint intact; reading checks
+Writing is atomic (:mod:`patchwork_env.files.atomic`): a run killed mid-write, or one whose
+disk is full, leaves the previous checkpoint intact and no temporary behind (a full disk is
+a one-line :class:`~patchwork_env.files.atomic.WriteError` naming the file); reading checks
 the magic, the digest and the format version before anything is unpickled (and unpickles
 tensors and plain containers only).
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from patchwork_env.agents.model_file import save_policy
 from patchwork_env.agents.ppo.networks import FastMaskablePolicy
+from patchwork_env.files.atomic import atomic_path, write_bytes
 
 MAGIC = b"patchwork-env checkpoint\n"
 FORMAT_VERSION = 1
@@ -36,17 +37,13 @@ class CheckpointError(Exception):
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
-    """Write ``state`` (tensors, numbers, strings and containers of them) to ``path``."""
+    """Write ``state`` (tensors, numbers, strings and containers of them) to ``path``,
+    atomically; :class:`~patchwork_env.files.atomic.WriteError` if it cannot be written."""
     path = Path(path)
     buf = io.BytesIO()
     torch.save({"format_version": FORMAT_VERSION, **state}, buf)
     payload = buf.getvalue()
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_bytes(path, MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -82,15 +79,14 @@ def export_policy(model: MaskablePPO, folder: str | Path, name: str) -> tuple[Pa
     """
     folder = Path(folder)
     policy_file = save_policy(model.policy, folder / f"{name}.pt")
-    path, tmp = folder / f"{name}.zip", folder / f"{name}.tmp.zip"
     policy = model.policy
     optimizer, policy_class = policy.optimizer, model.policy_class
     policy.optimizer = type(optimizer)(policy.parameters(), **optimizer.defaults)
     if type(policy) is FastMaskablePolicy:
         model.policy_class = MaskableActorCriticPolicy
     try:
-        model.save(tmp)
+        with atomic_path(folder / f"{name}.zip") as tmp:
+            model.save(tmp)
     finally:
         policy.optimizer, model.policy_class = optimizer, policy_class
-    os.replace(tmp, path)
-    return policy_file, path
+    return policy_file, folder / f"{name}.zip"

@@ -1,11 +1,13 @@
-"""The run folder of ``train.py --algo ppo``: what a run writes there, and how a run claims it.
+"""The run folder of ``train.py``: what a run writes there, and how a run claims it.
 
-:func:`claim_run` claims the folder with :func:`patchwork_env.files.claim.claim` before any
-work: a new run refuses a folder that holds any of :data:`RUN_FILES` (or TensorBoard logs)
-unless ``--overwrite`` is given, and a resumed run needs its checkpoint; the folder is then
-locked for the life of the run. With ``--overwrite`` the old run's files are deleted by
-:func:`clear` only once the new run has done its warm start, right before its first
-checkpoint: a run stopped before that leaves the old one intact.
+:func:`run_files` finds the files of a run of either trainer (:data:`RUN_FILES`, and
+TensorBoard logs): what a new run of either refuses to replace unless told to overwrite.
+:func:`claim_run` claims the folder of a PPO run with
+:func:`patchwork_env.files.claim.claim` before any work: a new run refuses a folder that
+holds another run unless ``--overwrite`` is given, and a resumed run needs its checkpoint;
+the folder is then locked for the life of the run. With ``--overwrite`` the old run's files
+are deleted by :func:`clear` only once the new run has done its warm start, right before its
+first checkpoint: a run stopped before that leaves the old one intact.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from patchwork_env.files.folders import FolderError, existing, remove_folders
 from patchwork_env.training.checkpoint import CheckpointError
 
 CHECKPOINT = "checkpoint.pt"
-RUN_FILES = (CHECKPOINT, "best.pt", "best.zip", "final.pt", "final.zip", "metrics.csv",
-             "learning_curve.png")
-"""The files a run writes in its folder (``tb/`` holds its TensorBoard logs)."""
+RUN_FILES = (CHECKPOINT, "best.pt", "best.zip", "final.pt", "final.zip", "net.pt",
+             "metrics.csv", "learning_curve.png")
+"""The files a run of either trainer writes in its folder (``tb/`` holds its TensorBoard
+logs): PPO's exported policies, the search-guided trainer's ``net.pt``, and both trainers'
+checkpoint, records and curve."""
 TB_FOLDER = "tb"
 TB_PATTERN = "events.out.tfevents.*"
-LEFTOVERS = ("checkpoint.pt.tmp", "best.tmp.zip", "final.tmp.zip")
-"""Temporary files of an interrupted atomic write."""
+LEFTOVERS = ("checkpoint.pt.tmp", "best.tmp.zip", "final.tmp.zip", "best.pt.tmp",
+             "final.pt.tmp", "net.pt.tmp")
+"""Temporary files of writes that name their temporary after the file (the project's own
+atomic writes use hidden folders that the claim removes: :mod:`patchwork_env.files.atomic`)."""
 
 
 def run_files(folder: Path) -> list[str]:

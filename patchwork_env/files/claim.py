@@ -6,7 +6,9 @@ run's files unless ``overwrite`` is given, refuses one that cannot be created or
 and takes an exclusive lock on the file :data:`LOCK_FILE` in it, so a second program
 started on the same folder refuses at once. The lock is held until :meth:`Claim.release`
 (a claim is a context manager): then the lock file is deleted and the folders the claim
-created are removed where the program left them empty. Every refusal is one
+created are removed where the program left them empty. Once locked, the hidden
+temporaries of atomic writes that a killed program left there are deleted
+(:func:`~patchwork_env.files.atomic.remove_leftovers`). Every refusal is one
 :class:`~patchwork_env.files.folders.FolderError` line naming the folder.
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from patchwork_env.files.atomic import remove_leftovers
 from patchwork_env.files.folders import FolderError, make_folder, reason, remove_folders
 
 LOCK_FILE = ".lock"
@@ -111,6 +114,7 @@ def claim(folder: Path | str, *, overwrite: bool = False,
         except BaseException:
             taken.release()
             raise
+    remove_leftovers(folder)  # no write can be under way: the folder is ours
     return taken
 
 

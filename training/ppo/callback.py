@@ -38,6 +38,8 @@ class TrainingRun(Protocol):
     best: float
     best_steps: int | None
     """The step of the evaluation that chose ``best.pt`` (None before the first)."""
+    recorded: int | None
+    """The step of the last row in ``metrics.csv`` (None before the first)."""
 
     def save(self) -> None:
         """Write the checkpoint."""
@@ -94,8 +96,8 @@ class Trainer(BaseCallback):
         # PPO's update has no callback of its own: count its optimiser steps (one per
         # minibatch) so that the bar moves while it runs.
         self._hook = self.model.policy.optimizer.register_step_post_hook(self._on_minibatch)
-        if self.start_steps == 0:  # where self-play starts from (after the warm start)
-            self.evaluate(0)
+        if self.start_steps == 0 and self.run.recorded is None:
+            self.evaluate(0)  # where self-play starts from (after the warm start)
 
     def _on_rollout_start(self) -> None:
         self.minibatches = None
@@ -178,7 +180,8 @@ class Trainer(BaseCallback):
             if wins:
                 self.logger.record(f"train/win_{kind}", rate)
             wins.clear()
-        self.csv.append(row)
+        self.csv.append(row)  # before the checkpoint that counts it (see training.metrics)
+        self.run.recorded = steps
         self.scores = (f"last evaluation: vs random {results['random'].win_rate_a:.0%}, "
                        f"vs greedy {results['greedy'].win_rate_a:.0%}")
         self.bar.set_postfix_str(self.scores)

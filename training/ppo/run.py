@@ -62,6 +62,9 @@ class Run:
         self.updates = 0
         self.best = -1.0
         self.best_steps: int | None = None
+        self.recorded: int | None = None
+        """The step of the last row written to ``metrics.csv`` (None before the first): the
+        checkpoint saves it, so a resumed run keeps exactly the rows its checkpoint had."""
         if state is None:
             if opts.init:
                 self._load_policy(Path(opts.init))
@@ -108,6 +111,7 @@ class Run:
             self.updates = int(state["updates"])
             self.best = float(state["best"])
             self.best_steps = state.get("best_steps")
+            self.recorded = state.get("recorded", self.model.num_timesteps)
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             message = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise CheckpointError(f"the checkpoint does not fit this network: {message}"
@@ -121,6 +125,7 @@ class Run:
             "updates": self.updates,
             "best": self.best,
             "best_steps": self.best_steps,
+            "recorded": self.recorded,
             "policy": self.model.policy.state_dict(),
             "optimizer": self.model.policy.optimizer.state_dict(),
             "pool": self.pool.state_dict(),

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.logger import configure
 
+from patchwork_env.files.atomic import WriteError
 from patchwork_env.files.folders import FolderError
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 from patchwork_env.training.cli import flag
@@ -27,7 +28,7 @@ from patchwork_env.training.evaluation import (
     describe,
     evaluate_with_bar,
 )
-from patchwork_env.training.metrics import MetricsCsv, plot_learning_curve
+from patchwork_env.training.metrics import MetricsCsv, MetricsError, plot_learning_curve
 from patchwork_env.training.ppo.callback import Trainer, end_step
 from patchwork_env.training.ppo.run import Run
 from patchwork_env.training.run_folder import CHECKPOINT, claim_run, clear
@@ -105,12 +106,21 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
 
 
-def train(run: Run, resumed_at: int | None) -> int:
-    """Train ``run`` to its ``--total-steps``, export it, draw its curve and report; 0."""
+def open_metrics(run: Run, resumed_at: int | None) -> MetricsCsv:
+    """The run's ``metrics.csv``: a new run's empty; a resumed run's with the rows its
+    checkpoint counts, up to ``run.recorded`` (a row written after the checkpoint is played
+    again); :class:`~patchwork_env.training.metrics.MetricsError` for a damaged one."""
+    if resumed_at is None:
+        return MetricsCsv(run.dir / "metrics.csv", None)
+    return MetricsCsv(run.dir / "metrics.csv", -1 if run.recorded is None else run.recorded)
+
+
+def train(run: Run, resumed_at: int | None, csv_log: MetricsCsv) -> int:
+    """Train ``run`` to its ``--total-steps`` (recording its evaluations in ``csv_log``),
+    export it, draw its curve and report; 0."""
     opts, model = run.opts, run.model
     started = time.time()
     model.set_logger(configure(str(run.dir / "tb"), ["tensorboard"]))
-    csv_log = MetricsCsv(run.dir / "metrics.csv", resumed_at)
     where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
     rollout = opts.n_envs * opts.n_steps
     end = end_step(model.num_timesteps, opts.total_steps, rollout)
@@ -121,7 +131,7 @@ def train(run: Run, resumed_at: int | None) -> int:
     model.learn(opts.total_steps - model.num_timesteps, callback=trainer,
                 reset_num_timesteps=False)
     final = run.export("final")
-    if opts.plot and csv_log.path.exists() and MetricsCsv.read(csv_log.path):
+    if opts.plot and csv_log.rows:
         plot_learning_curve(csv_log.path, run.dir / "learning_curve.png")
     model.policy.set_training_mode(False)
 
@@ -147,7 +157,8 @@ def train(run: Run, resumed_at: int | None) -> int:
 
 def run_ppo(opts: Any, given: set[str]) -> int:
     """Claim the run folder, start the run and train it; the exit status (2 with one line
-    on stderr for a run refused before any work, 130 when interrupted)."""
+    on stderr for a run refused before any work, 1 with one line for a file that cannot be
+    written, such as on a full disk, 130 when interrupted)."""
     try:
         held = claim_run(opts, given)
     except (CheckpointError, FolderError) as e:
@@ -159,14 +170,22 @@ def run_ppo(opts: Any, given: set[str]) -> int:
                 raise FolderError(f"the run in {run.dir} has done {resumed_at:,} steps and "
                                   f"--total-steps is {run.opts.total_steps:,}: nothing to "
                                   "train (pass a larger --total-steps to train on)")
-        except (CheckpointError, FolderError) as e:
+            csv_log = open_metrics(run, resumed_at)
+        except (CheckpointError, FolderError, MetricsError) as e:
             return _refused(e)
+        except WriteError as e:
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("\ntrain.py: interrupted before the run's first checkpoint: nothing was "
                   "saved", file=sys.stderr)
             return 130
         try:
-            return train(run, resumed_at)
+            return train(run, resumed_at, csv_log)
+        except WriteError as e:
+            print(f"train.py: error: {e}; continue from the last checkpoint with --resume "
+                  f"{run.dir}", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print(f"\ntrain.py: interrupted; continue from the last checkpoint (written every "
                   f"{run.opts.checkpoint_every:,} steps) with --resume {run.dir}",
@@ -179,5 +198,5 @@ def _refused(e: Exception) -> int:
     return 2
 
 
-__all__ = ["COMMAND_ONLY", "RESUMABLE", "duration", "resumed_options", "run_ppo",
+__all__ = ["COMMAND_ONLY", "RESUMABLE", "duration", "open_metrics", "resumed_options", "run_ppo",
            "seed_everything", "start", "train"]

@@ -1,0 +1,87 @@
+"""A reader that closes a program's output early (``evaluate.py | head -1``): the program
+ends quietly with status 141, after writing its results, with no traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from patchwork_env.files.stdout import CLOSED_STDOUT_STATUS, ends_quietly_when_stdout_closes
+from tests.programs.program_runs import ROOT
+
+SLOW_GAMES = """
+import time
+import patchwork_env.evaluation.tournament as tournament
+real_round_robin = tournament.round_robin
+def round_robin(*args, **kwargs):
+    time.sleep(1.0)  # the reader is gone before the games end
+    return real_round_robin(*args, **kwargs)
+tournament.round_robin = round_robin
+"""
+
+
+def python_running(script: str, before: str) -> list[str]:
+    """``python -c`` that runs ``before`` and then ``script`` as the program it is."""
+    code = textwrap.dedent(before) + textwrap.dedent(f"""
+        import runpy, sys
+        sys.argv[0] = {str(ROOT / script)!r}
+        runpy.run_path({str(ROOT / script)!r}, run_name="__main__")
+    """)
+    return [sys.executable, "-c", code]
+
+
+def test_evaluate_writes_its_results_then_ends_quietly_when_head_has_read(
+        tmp_path: Path) -> None:
+    args = ["random", "greedy", "--games", "2", "--jobs", "1", "--out", "res"]
+    proc = subprocess.Popen([*python_running("evaluate.py", SLOW_GAMES), *args], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # head -1
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert first.startswith("2 agents, 1 pairings x 2 games")
+    assert proc.returncode == CLOSED_STDOUT_STATUS, err[-2000:]
+    assert "Traceback" not in err and "Error" not in err, err[-2000:]
+    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [
+        "elo.png", "results.csv", "results.json", "scores.png"]
+    doc = json.loads((tmp_path / "res" / "results.json").read_text())
+    assert doc["pairings"][0]["games"] == 2
+
+
+def test_evaluate_help_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--help"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.close()  # closed before the first line
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (0, CLOSED_STDOUT_STATUS)  # 0: the help fit in the pipe first
+    assert err == ""
+
+
+def test_a_game_whose_screen_goes_away_ends_quietly(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "patchwork_env.cli.play", "--opponent",
+                             "random", "--seed", "3", "--no-color", "--layout", "compact"],
+                            cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    proc.stdin.write("moves\n")  # the game answers on the closed screen
+    proc.stdin.flush()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == CLOSED_STDOUT_STATUS, err[-2000:]
+    assert err == ""
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_not_swallowed() -> None:
+    @ends_quietly_when_stdout_closes
+    def main() -> int:
+        raise BrokenPipeError("a worker's pipe")
+
+    with pytest.raises(BrokenPipeError, match="a worker's pipe"):
+        main()
