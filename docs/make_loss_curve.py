@@ -23,6 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from patchwork_env.files.atomic import save_figure
 from patchwork_env.training.az.monitor import read_metrics
 
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    save_figure(fig, args.out, dpi=110)
     print(f"wrote {args.out}")
     return 0
 

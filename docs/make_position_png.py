@@ -17,6 +17,7 @@ from PIL import Image
 
 from patchwork_env import ADVANCE, LEATHER_BASE, Game
 from patchwork_env.data.actions import SLOT_STRIDE
+from patchwork_env.files.atomic import atomic_path
 from patchwork_env.views.render import render_rgb
 
 SEED = 7
@@ -45,7 +46,8 @@ def main() -> None:
     game = Game.new(seed=SEED)
     for _ in range(MOVES):
         game.step(choose(game, rng))
-    Image.fromarray(render_rgb(game)).save(args.out)
+    with atomic_path(args.out) as tmp:
+        Image.fromarray(render_rgb(game)).save(tmp)
     print(game)
     print(f"wrote {args.out}")
 

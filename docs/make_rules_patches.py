@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from patchwork_env.data.patches import LEATHER, PATCHES, Patch
+from patchwork_env.files.atomic import write_text
 
 PAGE = Path(__file__).with_name("rules.md")
 START = "<!-- patch catalogue: start (written by docs/make_rules_patches.py) -->"
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     if new != text:
-        args.page.write_text(new, encoding="utf-8")
+        write_text(args.page, new)
     return 0
 
 

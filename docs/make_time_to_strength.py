@@ -18,16 +18,17 @@ against; for PPO, its policy against greedy.
 from __future__ import annotations
 
 import argparse
-import csv
-import shutil
 import sys
 from pathlib import Path
 
+from patchwork_env.files.atomic import write_bytes
 from patchwork_env.training.az.monitor import (
     finish_win_rate_plot,
     plot_win_rate,
     win_rate_series,
 )
+from patchwork_env.training.metrics import MetricsError
+from patchwork_env.training.metrics import read_metrics as read_records
 
 DOCS = Path(__file__).resolve().parent
 NAME = "time_to_strength"
@@ -39,9 +40,8 @@ def _rows(source: Path, kind: str, into: Path) -> list[dict[str, str]]:
         raise FileNotFoundError(f"no metrics.csv at {source}")
     kept = into / f"{NAME}_{kind}.csv"
     if csv_path.resolve() != kept.resolve():
-        shutil.copyfile(csv_path, kept)
-    with open(kept, newline="") as f:
-        return list(csv.DictReader(f))
+        write_bytes(kept, csv_path.read_bytes())
+    return read_records(kept)
 
 
 def draw(az: list[dict[str, str]], ppo: list[dict[str, str]], out: Path,
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.into.mkdir(parents=True, exist_ok=True)
         az, ppo = _rows(args.az, "az", args.into), _rows(args.ppo, "ppo", args.into)
-    except (OSError, KeyError) as e:
+    except (OSError, KeyError, MetricsError) as e:
         print(f"make_time_to_strength.py: error: {e}", file=sys.stderr)
         return 2
     out = args.into / f"{NAME}.png"

@@ -7,7 +7,6 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,46 +22,7 @@ from patchwork_env.files.atomic import (
     write_text,
 )
 from patchwork_env.files.claim import claim
-
-
-def disk_full(*_: Any, **__: Any) -> Any:
-    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-
-class FillingFile:
-    """A file whose disk fills up after its first few bytes."""
-
-    def __init__(self, f: Any) -> None:
-        self._f = f
-
-    def write(self, data: Any) -> int:
-        self._f.write(bytes(data)[:10])
-        self._f.flush()
-        return disk_full()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._f, name)
-
-    def __enter__(self) -> FillingFile:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._f.close()
-
-
-def fill_disk_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Make every file named ``name`` opened for writing run out of disk space."""
-    import builtins
-
-    real_open = builtins.open
-
-    def open_(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        f = real_open(file, mode, *args, **kwargs)
-        if isinstance(file, str | os.PathLike) and Path(file).name == name and "w" in mode:
-            return FillingFile(f)
-        return f
-
-    monkeypatch.setattr(builtins, "open", open_)
+from tests.files.faults import disk_full, fill_disk_on
 
 
 def names(folder: Path) -> list[str]:

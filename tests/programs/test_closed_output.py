@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from patchwork_env.files.stdout import CLOSED_STDOUT_STATUS, ends_quietly_when_stdout_closes
+from tests.files.faults import python_running
 from tests.programs.program_runs import ROOT
 
 SLOW_GAMES = """
@@ -23,16 +23,6 @@ def round_robin(*args, **kwargs):
     return real_round_robin(*args, **kwargs)
 tournament.round_robin = round_robin
 """
-
-
-def python_running(script: str, before: str) -> list[str]:
-    """``python -c`` that runs ``before`` and then ``script`` as the program it is."""
-    code = textwrap.dedent(before) + textwrap.dedent(f"""
-        import runpy, sys
-        sys.argv[0] = {str(ROOT / script)!r}
-        runpy.run_path({str(ROOT / script)!r}, run_name="__main__")
-    """)
-    return [sys.executable, "-c", code]
 
 
 def test_evaluate_writes_its_results_then_ends_quietly_when_head_has_read(
