@@ -72,13 +72,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def export_policy(model: MaskablePPO, folder: str | Path, name: str) -> tuple[Path, Path]:
     """Save ``model``'s policy as ``folder/name.pt`` (a policy file) and ``folder/name.zip``
-    (``MaskablePPO.load``), each atomically and without optimiser state.
+    (``MaskablePPO.load``), each atomically and without optimiser state
+    (:class:`~patchwork_env.files.atomic.WriteError` if one cannot be written).
 
     In the zip the MLP policy is saved as sb3-contrib's own class (it has the same
     weights), so ``MaskablePPO.load`` reads it without this package.
     """
     folder = Path(folder)
-    policy_file = save_policy(model.policy, folder / f"{name}.pt")
+    policy_file = folder / f"{name}.pt"
+    with atomic_path(policy_file) as tmp:  # a full disk: a WriteError, and no temporary left
+        save_policy(model.policy, tmp)
     policy = model.policy
     optimizer, policy_class = policy.optimizer, model.policy_class
     policy.optimizer = type(optimizer)(policy.parameters(), **optimizer.defaults)

@@ -12,7 +12,7 @@ import pytest
 
 from patchwork_env.files.stdout import CLOSED_STDOUT_STATUS, ends_quietly_when_stdout_closes
 from tests.files.faults import python_running
-from tests.programs.program_runs import ROOT
+from tests.programs.program_runs import PPO, ROOT, TINY
 
 SLOW_GAMES = """
 import time
@@ -43,13 +43,15 @@ def test_evaluate_writes_its_results_then_ends_quietly_when_head_has_read(
     assert doc["pairings"][0]["games"] == 2
 
 
-def test_evaluate_help_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--help"], cwd=tmp_path,
+@pytest.mark.parametrize("argv", [["evaluate.py", "--help"], ["train.py", "--help"],
+                                  ["train.py", "--algo", "ppo", "--help"]])
+def test_help_into_a_closed_pipe_is_quiet(tmp_path: Path, argv: list[str]) -> None:
+    proc = subprocess.Popen([sys.executable, str(ROOT / argv[0]), *argv[1:]], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    proc.stdout.close()  # closed before the first line
+    proc.stdout.close()  # the only reader: gone before the program has started
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode in (0, CLOSED_STDOUT_STATUS)  # 0: the help fit in the pipe first
+    assert proc.returncode == 0  # argparse lets the help go unread, as a finished --help
     assert err == ""
 
 
@@ -75,3 +77,17 @@ def test_a_broken_pipe_that_is_not_stdout_is_not_swallowed() -> None:
 
     with pytest.raises(BrokenPipeError, match="a worker's pipe"):
         main()
+
+
+def test_a_training_run_whose_output_goes_away_keeps_what_it_saved(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *PPO, *TINY,
+                             "--total-steps", "256", "--no-plot", "--run-dir", "run"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == CLOSED_STDOUT_STATUS, err[-2000:]
+    assert "Traceback" not in err and "Error" not in err, err[-2000:]
+    for name in ("checkpoint.pt", "final.pt", "final.zip", "metrics.csv"):
+        assert (tmp_path / "run" / name).is_file(), name

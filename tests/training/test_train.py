@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from sb3_contrib import MaskablePPO
 import train
 from patchwork_env import Game, GameBatch
 from patchwork_env.agents import make
-from patchwork_env.agents.model_file import load_policy
+from patchwork_env.agents.model_file import load_policy, policy_config, write_policy_file
 from patchwork_env.agents.policy_agent import PolicyAgent, policy_actions
 from patchwork_env.agents.ppo.agent import DEFAULT_MODEL
 from patchwork_env.agents.ppo.networks import FastMaskablePolicy
@@ -101,6 +102,22 @@ def test_resume_restores_steps_and_pool_then_plays_legal_moves(tiny_run: Path,
     state = load_checkpoint(copy / "checkpoint.pt")
     assert state["steps"] == 768 and state["updates"] == 3
     assert [name for name, _ in state["pool"]["snapshots"]] == ["self-2", "self-3"]
+
+
+def test_a_resumed_run_writes_the_best_policy_its_checkpoint_counts(tiny_run: Path,
+                                                                     tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_run, copy)
+    saved = load_checkpoint(copy / "checkpoint.pt")["best_policy"]
+    # best.pt of an evaluation after the checkpoint, whose run was killed before its next one
+    write_policy_file(copy / "best.pt", policy_config(load_policy(copy / "best.pt")),
+                      {k: v + 1 for k, v in saved.items()})
+    (copy / "best.zip").unlink()
+    run, _ = start(*train.parse_options(["--resume", str(copy)]))
+    run.restore_best()
+    for loaded in (load_policy(copy / "best.pt"), load_policy(copy / "best.zip")):
+        for key, value in loaded.state_dict().items():
+            assert torch.equal(value, saved[key]), key
 
 
 def test_same_seed_same_run(tmp_path: Path) -> None:

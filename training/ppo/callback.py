@@ -47,6 +47,9 @@ class TrainingRun(Protocol):
     def export(self, name: str) -> Path:
         """Save the policy as ``name.pt`` and ``name.zip`` in the run folder."""
 
+    def keep_best(self) -> None:
+        """Export the policy as the best one, and keep its weights for the checkpoint."""
+
 
 def next_multiple(steps: int, every: int) -> int:
     """The first multiple of ``every`` after ``steps``."""
@@ -161,7 +164,7 @@ class Trainer(BaseCallback):
         if score > self.run.best:
             self.run.best = score
             self.run.best_steps = steps
-            self.run.export("best")
+            self.run.keep_best()
         elapsed = time.time() - self.start_time
         row: dict[str, Any] = {"steps": steps, "updates": self.run.updates,
                                "wall_s": round(elapsed, 1),

@@ -62,6 +62,8 @@ class Run:
         self.updates = 0
         self.best = -1.0
         self.best_steps: int | None = None
+        self.best_policy: dict[str, torch.Tensor] | None = None
+        """The weights of ``best.pt``, kept in the checkpoint (see :meth:`restore_best`)."""
         self.recorded: int | None = None
         """The step of the last row written to ``metrics.csv`` (None before the first): the
         checkpoint saves it, so a resumed run keeps exactly the rows its checkpoint had."""
@@ -112,6 +114,7 @@ class Run:
             self.best = float(state["best"])
             self.best_steps = state.get("best_steps")
             self.recorded = state.get("recorded", self.model.num_timesteps)
+            self.best_policy = state.get("best_policy")
         except (KeyError, RuntimeError, TypeError, ValueError) as e:
             message = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise CheckpointError(f"the checkpoint does not fit this network: {message}"
@@ -126,6 +129,7 @@ class Run:
             "best": self.best,
             "best_steps": self.best_steps,
             "recorded": self.recorded,
+            "best_policy": self.best_policy,
             "policy": self.model.policy.state_dict(),
             "optimizer": self.model.policy.optimizer.state_dict(),
             "pool": self.pool.state_dict(),
@@ -135,3 +139,24 @@ class Run:
     def export(self, name: str) -> Path:
         """Save the policy as ``name.pt`` (a policy file) and ``name.zip``; the ``.pt``."""
         return export_policy(self.model, self.dir, name)[0]
+
+    def keep_best(self) -> None:
+        """Export the policy as ``best.pt`` and ``best.zip``, and keep its weights for the
+        checkpoint."""
+        self.best_policy = {k: v.detach().clone()
+                            for k, v in self.model.policy.state_dict().items()}
+        self.export("best")
+
+    def restore_best(self) -> None:
+        """Write ``best.pt`` and ``best.zip`` again from the weights the checkpoint kept: a
+        run killed after exporting a better policy but before its next checkpoint leaves
+        files that the resumed run, which plays those steps again, does not count."""
+        if self.best_policy is None:
+            return
+        policy = self.model.policy
+        current = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        policy.load_state_dict(self.best_policy)
+        try:
+            self.export("best")
+        finally:
+            policy.load_state_dict(current)

@@ -121,6 +121,8 @@ def train(run: Run, resumed_at: int | None, csv_log: MetricsCsv) -> int:
     opts, model = run.opts, run.model
     started = time.time()
     model.set_logger(configure(str(run.dir / "tb"), ["tensorboard"]))
+    if resumed_at is not None:
+        run.restore_best()  # best.pt as the checkpoint counts it
     where = f"resuming at step {resumed_at:,}" if resumed_at is not None else "new run"
     rollout = opts.n_envs * opts.n_steps
     end = end_step(model.num_timesteps, opts.total_steps, rollout)
