@@ -101,6 +101,39 @@ def test_a_training_run_whose_disk_fills_ends_in_one_line_and_resumes(
         "0", "256", "512", "768"]
 
 
+@pytest.mark.parametrize("kill", ["before the first row", "before the second checkpoint"])
+def test_a_killed_run_records_each_evaluation_once_on_resuming(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        kill: str) -> None:
+    from patchwork_env.training.ppo.callback import Trainer
+    from patchwork_env.training.ppo.run import Run
+
+    calls: list[str] = []
+
+    def killer(name: str, real: Any, at: int) -> Any:
+        def call(*args: Any) -> Any:
+            calls.append(name)
+            if calls.count(name) == at:
+                raise KeyboardInterrupt
+            return real(*args)
+        return call
+
+    if kill == "before the first row":  # right after the warm start's checkpoint
+        monkeypatch.setattr(Trainer, "evaluate", killer("evaluate", Trainer.evaluate, 1))
+    else:  # the rows of steps 0 and 256 are written, the checkpoint of 256 is not
+        monkeypatch.setattr(Run, "save", killer("save", Run.save, 2))
+    folder = tmp_path / "run"
+    argv = [*PPO, *TINY, "--no-progress", "--no-plot"]
+    assert train.main([*argv, "--total-steps", "256", "--run-dir", str(folder)]) == 130
+    monkeypatch.undo()
+    assert load_checkpoint(folder / "checkpoint.pt")["steps"] == 0
+    assert not [n for n in everything(folder) if n.startswith(".")]
+    capsys.readouterr()
+    assert train.main(["--algo", "ppo", "--resume", str(folder), "--total-steps", "256",
+                       "--no-progress", "--no-plot"]) == 0
+    assert [r["steps"] for r in MetricsCsv.read(folder / "metrics.csv")] == ["0", "256"]
+
+
 @pytest.mark.parametrize("picture", ["elo.png", "scores.png"])
 def test_a_tournament_whose_disk_fills_leaves_no_folder_behind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
