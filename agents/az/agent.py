@@ -85,6 +85,9 @@ class AZAgent(Agent):
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
         self.evaluations = int(evaluations)
+        if self.evaluations < 1:
+            raise ValueError(f"an az agent needs at least 1 network evaluation per move, got "
+                             f"{evaluations}")
         self.config = config.replace(simulations=self.evaluations - 1, **changes)
         self.spec = spec or f"az:{self.evaluations}"
         self._evaluate = make_evaluator(self.net)

@@ -36,19 +36,27 @@ from __future__ import annotations
 
 import math
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
+from numba import njit
 
 from patchwork_env.agents.az.config import SearchConfig
-from patchwork_env.agents.az.kernels import BATCH_LOOPS, finish_roots, start_halving
+from patchwork_env.agents.az.kernels import (
+    BATCH_LOOPS,
+    TREE_FUNCTIONS,
+    finish_roots,
+    start_halving,
+)
 from patchwork_env.agents.az.playouts import mixed_targets, playout_values
 from patchwork_env.agents.az.tree import RuleArrays, new_tree
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
+from patchwork_env.engine.compiling import pick, renamed_copy
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.views.observation import layout, observe
 
@@ -56,7 +64,22 @@ Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``evaluate(observations (k, 1189) float32, masks (k, 2026) bool) -> (logits (k, 2026),
 values (k,))``: the network's prior logits and its value for the player to move."""
 
-_LOOPS = {name: compile_serial_and_parallel(fn) for name, fn in BATCH_LOOPS.items()}
+_TREE_CALLS = {name: njit(cache=True)(renamed_copy(fn.py_func, "_call"))
+               for name, fn in TREE_FUNCTIONS.items()}
+
+
+def _serial_and_parallel(loop: Callable[..., None]) -> tuple[Any, Any]:
+    """A batch loop compiled serial, and multi-threaded with the functions of
+    ``TREE_FUNCTIONS`` called instead of inlined (numba's threaded loops would lose what
+    the inlined ones write through the tree's fields)."""
+    copy = renamed_copy(loop, "_parallel")
+    threaded = types.FunctionType(copy.__code__, {**loop.__globals__, **_TREE_CALLS},
+                                  copy.__name__, copy.__defaults__, copy.__closure__)
+    threaded.__qualname__, threaded.__module__ = copy.__qualname__, copy.__module__
+    return njit(cache=True)(loop), njit(cache=True, parallel=True)(threaded)
+
+
+_LOOPS = {name: _serial_and_parallel(fn) for name, fn in BATCH_LOOPS.items()}
 
 
 def considered_visits(m: int, n: int) -> list[int]:
@@ -165,6 +188,7 @@ class GumbelSearch:
         self._leaf_states = np.zeros(g, STATE_DTYPE)
         self._masks = np.zeros((g, N_ACTIONS), np.bool_)
         self._obs: np.ndarray | None = None
+        self._entries: dict[tuple[str, bool], Callable[..., None]] = {}
         self.leaf_states: np.ndarray = self._leaf_states[:0]
         """The positions of the batch being evaluated (valid during ``evaluate``)."""
 
@@ -192,11 +216,20 @@ class GumbelSearch:
                 "parent": parent, "action": action}
 
     # ----- searching ---------------------------------------------------------------
-    def _loop(self, name: str, n: int) -> Callable[..., None]:
-        """The serial or the multi-threaded version of a batch loop, for ``n`` games."""
-        if self.config.parallel is None:
-            return pick(_LOOPS[name], n)
-        return _LOOPS[name][1 if self.config.parallel else 0]
+    def _loop(self, name: str, n: int, *args: Any) -> None:
+        """Run the batch loop ``name`` on ``args``: serial or multi-threaded, for ``n``
+        games. Its compiled version for these argument types is looked up once per search
+        and then called directly: numba's type dispatch on every call reads a named
+        tuple's type in Python, which costs more than a simulation step of a small batch
+        (the arguments' types never change within a search)."""
+        kernels = _LOOPS[name]
+        parallel = self.config.parallel
+        loop = pick(kernels, n) if parallel is None else kernels[1 if parallel else 0]
+        key = (name, loop is kernels[1])
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = loop.compile(tuple(numba.typeof(a) for a in args))
+        entry(*args)
 
     def run(self, states: np.ndarray, rules: str | Rules, evaluate: Evaluator,
             rng: np.random.Generator) -> SearchResult:
@@ -218,7 +251,7 @@ class GumbelSearch:
         stats = SearchStats()
         clock = time.perf_counter()
         config, tree, active, needs = self.config, self.tree, self._active[:n], self._needs_eval[:n]
-        self._loop("init_roots", n)(tree, n, np.ascontiguousarray(states), active)
+        self._loop("init_roots", n, tree, n, np.ascontiguousarray(states), active)
         stats.searched = int(active.sum())
         stats.simulations = stats.searched * config.simulations
         stats.tree_seconds += time.perf_counter() - clock
@@ -236,8 +269,8 @@ class GumbelSearch:
             for sim in range(config.simulations):
                 clock = time.perf_counter()
                 considered = self.table[n_considered, sim]
-                self._loop("select", n)(tree, n, considered, active, needs, self.params,
-                                        rule_arrays)
+                self._loop("select", n, tree, n, considered, active, needs, self.params,
+                           rule_arrays)
                 rows = np.flatnonzero(needs)
                 stats.terminal_leaves += stats.searched - len(rows)
                 stats.tree_seconds += time.perf_counter() - clock
@@ -257,7 +290,7 @@ class GumbelSearch:
         clock = time.perf_counter()
         k = len(rows)
         leaf_states, masks = self._leaf_states[:k], self._masks[:k]
-        self._loop("write_leaves", k)(self.tree, rows, leaf_states, masks.view(np.uint8))
+        self._loop("write_leaves", k, self.tree, rows, leaf_states, masks.view(np.uint8))
         obs = observe(leaf_states, rules, None, out=self._obs[:k])
         self.leaf_states = leaf_states
         now = time.perf_counter()
@@ -281,7 +314,7 @@ class GumbelSearch:
             stats.playouts += k * config.leaf_playouts
             clock = time.perf_counter()
             stats.playout_seconds += clock - now
-        self._loop("expand", k)(self.tree, rows, logits, values, self.params)
+        self._loop("expand", k, self.tree, rows, logits, values, self.params)
         stats.evaluations += k
         stats.network_calls += 1
         stats.tree_seconds += time.perf_counter() - clock

@@ -222,6 +222,16 @@ def test_the_threaded_search_matches_the_serial_one() -> None:
     np.testing.assert_array_equal(results[0].target_probs, results[1].target_probs)
 
 
+def test_the_compiled_loops_take_the_named_tree_without_recompiling() -> None:
+    from patchwork_env.agents.az.search import _LOOPS
+
+    for n, sims in ((3, 2), (5, 4)):
+        batch = midgame_batch(n, seed=n)
+        GumbelSearch(len(batch), simulations=sims).run(batch.state.copy(), batch.rules,
+                                                       know_nothing, np.random.default_rng(0))
+    assert all(len(serial.signatures) == 1 for serial, _ in _LOOPS.values())
+
+
 def test_search_refuses_finished_games_and_bad_evaluators() -> None:
     game = end_game(0)
     search = GumbelSearch(1, simulations=2)
