@@ -99,9 +99,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
             return
         os.replace(tmp, path)
         handed_over = True
-        os.rmdir(tmp.parent)
         with contextlib.suppress(OSError):
+            os.rmdir(tmp.parent)
             _sync(path.parent)
+    except WriteError:
+        raise  # of a file written inside the block: it names its own file
     except OSError as e:
         raise WriteError(path, e) from None
     finally:

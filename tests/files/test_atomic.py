@@ -14,6 +14,7 @@ from patchwork_env.files import atomic
 from patchwork_env.files.atomic import (
     WriteError,
     atomic_open,
+    atomic_path,
     remove_leftovers,
     save_figure,
     together,
@@ -83,6 +84,10 @@ def test_another_error_goes_on_unchanged_and_leaves_no_temporary(tmp_path: Path)
 def test_a_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match=re.escape(f"cannot write {tmp_path / 'no' / 'x.txt'}: ")):
         write_text(tmp_path / "no" / "x.txt", "text")
+    with pytest.raises(WriteError) as error, atomic_path(tmp_path / "outer.pt"):
+        write_text(tmp_path / "no" / "inner.txt", "text")
+    assert str(error.value).startswith(f"cannot write {tmp_path / 'no' / 'inner.txt'}: ")
+    assert "outer.pt" not in str(error.value) and names(tmp_path) == []
     with pytest.raises(ValueError, match="mode 'w' or 'wb', got 'a'"), \
             atomic_open(tmp_path / "x.txt", "a"):
         pass
