@@ -84,18 +84,25 @@ class MetricsLog:
 
     ``keep_through`` is the step a resumed run continues from: the rows up to it are kept
     (a missing file has none) and the later ones dropped; ``None`` (a new run) starts an
-    empty file. Numbers that are floats are written with ``number_format``.
+    empty file. With ``other_columns`` a resumed run may record other columns than the
+    file's (it keeps the values of the columns both have); without, the file's header must
+    be ``fields``. Numbers that are floats are written with ``number_format``.
     """
 
     def __init__(self, path: Path, fields: Sequence[str], keep_through: int | None,
-                 number_format: str = ".4f") -> None:
+                 number_format: str = ".4f", other_columns: bool = False) -> None:
         self.path = Path(path)
         self.fields = list(fields)
         self.number_format = number_format
         self.rows: list[dict[str, str]] = []
         if keep_through is not None and self.path.exists():
             step = self.fields[0]
-            self.rows = [r for r in read_metrics(self.path, self.fields)
+            rows = read_metrics(self.path, None if other_columns else self.fields)
+            if rows and next(iter(rows[0])) != step:
+                raise MetricsError(f"{self.path} does not have the columns of this run's "
+                                   f"metrics (its first is not {step}): move it away to "
+                                   "start the records afresh")
+            self.rows = [{k: r.get(k, "") for k in self.fields} for r in rows
                          if int(float(r[step])) <= keep_through]
         self._write()
 

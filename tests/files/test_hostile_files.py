@@ -221,6 +221,21 @@ def test_records_keep_the_rows_their_checkpoint_counts(tmp_path: Path) -> None:
         read_metrics(tmp_path / "absent.csv")
 
 
+def test_a_run_that_records_other_columns_keeps_the_ones_both_have(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.csv"
+    log = MetricsLog(path, ["iteration", "loss", "vs_greedy"], None)
+    log.append({"iteration": 1, "loss": 0.5, "vs_greedy": 0.25})
+    with pytest.raises(MetricsError, match="does not have the columns"):
+        MetricsLog(path, ["iteration", "loss", "vs_mcts"], 1)
+    resumed = MetricsLog(path, ["iteration", "loss", "vs_mcts"], 1, other_columns=True)
+    assert resumed.rows == read_metrics(path) == [
+        {"iteration": "1", "loss": "0.5000", "vs_mcts": ""}]
+    path.write_text("1,0.5\n2,0.25\n")  # its header lost
+    with pytest.raises(MetricsError, match="its first is not iteration"):
+        MetricsLog(path, ["iteration", "loss"], 1, other_columns=True)
+    assert path.read_text() == "1,0.5\n2,0.25\n"
+
+
 def test_a_resumed_run_refuses_records_without_their_header(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "run"
