@@ -49,6 +49,7 @@ from torch import nn
 
 from patchwork_env.agents.ppo.networks import NETS, FastMaskablePolicy, PatchworkPolicy
 from patchwork_env.data.actions import N_ACTIONS
+from patchwork_env.files.atomic import write_bytes
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -175,19 +176,16 @@ def save_policy(policy: MaskableActorCriticPolicy, path: str | os.PathLike[str])
 def write_policy_file(path: str | os.PathLike[str], config: dict[str, Any],
                       state_dict: dict[str, Any]) -> Path:
     """Write a policy file (format, version, the JSON-able ``config``, the weights and
-    their digest) to ``path`` atomically: a reader never sees half a file."""
+    their digest) to ``path`` atomically: a reader never sees half a file, and a failed
+    write (a full disk) is a one-line :class:`~patchwork_env.files.atomic.WriteError`
+    naming the file, leaving no temporary behind."""
     path = Path(path)
     state = {k: v.detach().cpu().clone() for k, v in state_dict.items()}
     payload = {"format": FORMAT, "version": VERSION, "config": config,
                "state_dict": state, "sha256": weights_digest(state)}
     buf = io.BytesIO()
     torch.save(payload, buf)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(buf.getvalue())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_bytes(path, buf.getvalue())
     return path
 
 
