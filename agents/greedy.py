@@ -14,7 +14,7 @@ import numpy as np
 
 from patchwork_env import GameBatch
 from patchwork_env.agents.base import Agent, check_rows
-from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, greedy_actions, rule_args
+from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, greedy_actions
 
 
 class GreedyAgent(Agent):
@@ -29,5 +29,5 @@ class GreedyAgent(Agent):
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
         rows = check_rows(batch, rows)
         out = np.empty(len(rows), np.int64)
-        greedy_actions(batch.state, rows, rule_args(batch), self.weights, out)
+        greedy_actions(batch.state, rows, batch.tables.arrays, self.weights, out)
         return out

@@ -16,6 +16,10 @@ advancing is worth the buttons it pays less the time it spends, plus the leather
 it wins. Where to place a patch is chosen by the quilt terms alone (the rest of the value
 does not depend on the placement). The weights were tuned in greedy-against-greedy and
 greedy-against-random matches.
+
+The compiled functions take the rules as ``rules``, a
+:class:`~patchwork_env.data.tables.RuleArrays` (``GameBatch.tables.arrays``), and the
+constants as ``w``, a :class:`Weights`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from patchwork_env import GameBatch
 from patchwork_env.agents.quilt_shape import best_square_cover, popcount, shape_features
 from patchwork_env.data.actions import ADVANCE, LEATHER_BASE, N_SLOTS, SLOT_STRIDE
 from patchwork_env.data.tables import CELL_MASKS, LIST_CODE, LIST_MASK, LIST_START, PATCH_COST
@@ -57,13 +60,6 @@ class Weights(NamedTuple):
 DEFAULT_WEIGHTS = Weights()
 
 
-def rule_args(batch: GameBatch) -> tuple:
-    """The rule tuple the compiled functions here take: ``(income_before, leather_spaces,
-    bonus_masks, track_end, bonus_points)`` of the batch's rules."""
-    t = batch.tables
-    return t.income_before, t.leather_spaces, t.bonus_masks, t.track_end, t.bonus_points
-
-
 @njit(cache=True)
 def fits_anywhere(q_lo, q_hi, patch):
     """Whether ``patch`` has a placement on the quilt ``q``."""
@@ -74,7 +70,7 @@ def fits_anywhere(q_lo, q_hi, patch):
 
 
 @njit(cache=True)
-def quilt_value(q_lo, q_hi, bonus_state, upcoming, rule, w, floor=-np.inf):
+def quilt_value(q_lo, q_hi, bonus_state, upcoming, rules, w, floor=-np.inf):
     """The quilt terms of the value for one player.
 
     ``bonus_state`` is 1 if the player holds the bonus tile, 0 if nobody does (so it can
@@ -83,8 +79,8 @@ def quilt_value(q_lo, q_hi, bonus_state, upcoming, rule, w, floor=-np.inf):
     exceed ``floor``, some number no greater than ``floor`` is returned without finishing
     (searching for the best placement, most candidates stop after the shape terms).
     """
-    squares = rule[2]
-    bonus_points = rule[4]
+    squares = rules.bonus_masks
+    bonus_points = rules.bonus_points
     empty, edge, isolated, dead_ends = shape_features(q_lo, q_hi)
     v = -2.0 * empty - w.edge * edge - w.isolated * isolated - w.dead_end * dead_ends
     if bonus_state == 1:
@@ -114,19 +110,18 @@ def _bonus_state(s, p):
 
 
 @njit(cache=True)
-def position_value(s, p, rule, w):
+def position_value(s, p, rules, w):
     """The heuristic value of game ``s`` for player ``p`` (see the module docstring)."""
-    income_before = rule[0]
-    track_end = rule[3]
+    income_before = rules.income_before
     pos = np.int64(s.position[p])
-    incomes_ahead = income_before[track_end] - income_before[pos]
+    incomes_ahead = income_before[rules.track_end] - income_before[pos]
     v = np.float64(s.buttons[p]) + s.income[p] * incomes_ahead - w.time * pos
     upcoming = s.circle[: s.circle_len]
-    return v + quilt_value(s.quilt[p, 0], s.quilt[p, 1], _bonus_state(s, p), upcoming, rule, w)
+    return v + quilt_value(s.quilt[p, 0], s.quilt[p, 1], _bonus_state(s, p), upcoming, rules, w)
 
 
 @njit(cache=True)
-def _best_mask(masks, q_lo, q_hi, state, upcoming, rule, w):
+def _best_mask(masks, q_lo, q_hi, state, upcoming, rules, w):
     """Index of the mask in ``masks`` ((k, 2) bitboards) that fits the quilt and leaves it
     the highest value, -1 if none fits."""
     best = -1
@@ -136,7 +131,7 @@ def _best_mask(masks, q_lo, q_hi, state, upcoming, rule, w):
         m_hi = masks[j, 1]
         if (q_lo & m_lo) != 0 or (q_hi & m_hi) != 0:
             continue
-        v = quilt_value(q_lo | m_lo, q_hi | m_hi, state, upcoming, rule, w, best_v)
+        v = quilt_value(q_lo | m_lo, q_hi | m_hi, state, upcoming, rules, w, best_v)
         if v > best_v:
             best_v = v
             best = j
@@ -144,18 +139,18 @@ def _best_mask(masks, q_lo, q_hi, state, upcoming, rule, w):
 
 
 @njit(cache=True)
-def best_leather(s, rule, w):
+def best_leather(s, rules, w):
     """The leather action for the player to move: the cell whose filling helps the quilt most."""
     p = s.to_move
     q_lo = s.quilt[p, 0]
     q_hi = s.quilt[p, 1]
     upcoming = s.circle[: s.circle_len]
-    best = _best_mask(CELL_MASKS, q_lo, q_hi, _bonus_state(s, p), upcoming, rule, w)
+    best = _best_mask(CELL_MASKS, q_lo, q_hi, _bonus_state(s, p), upcoming, rules, w)
     return LEATHER_BASE + best
 
 
 @njit(cache=True)
-def best_placement(s, slot, rule, w):
+def best_placement(s, slot, rules, w):
     """The best buy of the patch in ``slot`` for the player to move, -1 if it fits nowhere.
 
     Affordability is the caller's business. The upcoming patches are those that follow the
@@ -170,19 +165,21 @@ def best_placement(s, slot, rule, w):
     q_lo = s.quilt[p, 0]
     q_hi = s.quilt[p, 1]
     placements = LIST_MASK[LIST_START[patch] : LIST_START[patch + 1]]
-    best = _best_mask(placements, q_lo, q_hi, _bonus_state(s, p), upcoming, rule, w)
+    best = _best_mask(placements, q_lo, q_hi, _bonus_state(s, p), upcoming, rules, w)
     if best < 0:
         return -1
     return slot * SLOT_STRIDE + np.int64(LIST_CODE[LIST_START[patch] + best])
 
 
 @njit(cache=True)
-def play_and_settle(s, a, rule, w):
+def play_and_settle(s, a, rules, w):
     """Play ``a`` in ``s``, then place any leather patches it won with :func:`best_leather`."""
     p = s.to_move
-    apply_action(s, a, rule[0], rule[1], rule[2], rule[3])
+    apply_action(s, a, rules.income_before, rules.leather_spaces, rules.bonus_masks,
+                 rules.track_end)
     while s.to_move == p and s.pending_leather > 0:
-        apply_action(s, best_leather(s, rule, w), rule[0], rule[1], rule[2], rule[3])
+        apply_action(s, best_leather(s, rules, w), rules.income_before, rules.leather_spaces,
+                     rules.bonus_masks, rules.track_end)
 
 
 @njit(cache=True)
@@ -194,27 +191,27 @@ def can_buy(s, slot):
 
 
 @njit(cache=True)
-def greedy_action(s, rule, w, scratch):
+def greedy_action(s, rules, w, scratch):
     """The greedy move in ``s``: the best of advancing and each slot's best buy.
 
     ``scratch`` is a one-record state array used to try the candidates.
     """
     if s.pending_leather > 0:
-        return best_leather(s, rule, w)
+        return best_leather(s, rules, w)
     p = s.to_move
     best = ADVANCE
     scratch[0] = s
-    play_and_settle(scratch[0], ADVANCE, rule, w)
-    best_v = position_value(scratch[0], p, rule, w)
+    play_and_settle(scratch[0], ADVANCE, rules, w)
+    best_v = position_value(scratch[0], p, rules, w)
     for slot in range(N_SLOTS):
         if not can_buy(s, slot):
             continue
-        a = best_placement(s, slot, rule, w)
+        a = best_placement(s, slot, rules, w)
         if a < 0:
             continue
         scratch[0] = s
-        play_and_settle(scratch[0], a, rule, w)
-        v = position_value(scratch[0], p, rule, w)
+        play_and_settle(scratch[0], a, rules, w)
+        v = position_value(scratch[0], p, rules, w)
         if v > best_v:
             best_v = v
             best = a
@@ -222,8 +219,8 @@ def greedy_action(s, rule, w, scratch):
 
 
 @njit(cache=True)
-def greedy_actions(state, rows, rule, w, out):
+def greedy_actions(state, rows, rules, w, out):
     """:func:`greedy_action` for the games ``state[rows]``."""
     scratch = np.empty(1, state.dtype)
     for i in range(rows.shape[0]):
-        out[i] = greedy_action(state[rows[i]], rule, w, scratch)
+        out[i] = greedy_action(state[rows[i]], rules, w, scratch)

@@ -11,8 +11,7 @@ network (the shipped one unless ``--model``) searches with ``--evaluations`` net
 evaluations per move against ``--opponent`` over ``--games`` paired games: the same setups
 for every setting, each played twice with the seats swapped, in ``--jobs`` processes. It
 prints a markdown table of win rates with their Wilson 95% intervals and the mean score
-difference. The default list, 7 settings of 200 games against ``mcts:1000``, takes about
-15 minutes on 2 idle cores.
+difference. The default list is 7 settings of 200 games against ``mcts:1000``.
 """
 
 from __future__ import annotations

@@ -53,9 +53,10 @@ from patchwork_env.agents.az.kernels import (
     start_halving,
 )
 from patchwork_env.agents.az.playouts import mixed_targets, playout_values
-from patchwork_env.agents.az.tree import RuleArrays, new_tree
+from patchwork_env.agents.az.tree import new_tree
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.data.tables import RuleTables
 from patchwork_env.engine.compiling import pick, renamed_copy
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.views.observation import layout, observe
@@ -244,7 +245,7 @@ class GumbelSearch:
         if (states["to_move"] < 0).any():
             raise ValueError("every position to search must be an unfinished game")
         rules = get_rules(rules)
-        rule_arrays = RuleArrays.of(rules)
+        rule_arrays = RuleTables.of(rules).arrays
         size = layout(rules).size
         if self._obs is None or self._obs.shape[1] != size:
             self._obs = np.zeros((self.n_games, size), np.float32)

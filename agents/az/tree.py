@@ -28,8 +28,6 @@ from numba import njit
 
 from patchwork_env.agents.az.topk import BUCKETS
 from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import Rules
-from patchwork_env.data.tables import RuleTables
 from patchwork_env.engine.kernels import STATE_DTYPE, score, winner
 
 NO_CHILD = 0
@@ -107,28 +105,6 @@ def new_tree(n_games: int, simulations: int, top_k: int, max_considered: int) ->
         chosen=np.zeros((g, c), np.int32), n_chosen=np.zeros(g, np.int32),
         c_score=np.zeros((g, c), np.float64), c_prior=np.zeros((g, c), np.float64),
         c_child=np.zeros((g, c), np.int32), h_scratch=np.zeros((g, BUCKETS), np.int32))
-
-
-class RuleArrays(NamedTuple):
-    """The rules as the engine's compiled ``apply_action`` and scoring read them."""
-
-    income_before: np.ndarray
-    """``(track_end + 1,) int16``: income spaces at or before each space of the track."""
-    leather_spaces: np.ndarray
-    """``int16``: the track spaces that hold a leather patch."""
-    bonus_masks: np.ndarray
-    """``(k, 2) uint64``: every square of the board that earns the bonus tile."""
-    track_end: int
-    """The last space of the time track."""
-    bonus_points: int
-    """What the bonus tile is worth."""
-
-    @classmethod
-    def of(cls, rules: Rules) -> RuleArrays:
-        """The arrays of ``rules``."""
-        t = RuleTables.of(rules)
-        return cls(t.income_before, t.leather_spaces, t.bonus_masks, t.track_end,
-                   t.bonus_points)
 
 
 @njit(cache=True)

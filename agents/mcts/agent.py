@@ -15,8 +15,9 @@ import numpy as np
 
 from patchwork_env import ADVANCE, GameBatch
 from patchwork_env.agents.base import Agent, check_rows
-from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, best_leather, rule_args
+from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, Weights, best_leather
 from patchwork_env.agents.mcts.search import Tree, run_simulations
+from patchwork_env.data.tables import RuleArrays
 
 DEFAULT_EXPLORATION = 0.6
 """UCT exploration constant for win rates in [0, 1] (how it compares with others: the
@@ -78,35 +79,35 @@ class MCTSAgent(Agent):
 
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
         rows = check_rows(batch, rows)
-        rule = rule_args(batch)
-        return np.array([self._choose(batch.state[r], rule) for r in rows], np.int64)
+        rules = batch.tables.arrays
+        return np.array([self._choose(batch.state[r], rules) for r in rows], np.int64)
 
-    def _choose(self, state: np.void, rule: tuple) -> int:
+    def _choose(self, state: np.void, rules: RuleArrays) -> int:
         if state["pending_leather"] > 0:
-            return int(best_leather(state, rule, self.weights))
+            return int(best_leather(state, rules, self.weights))
         self._tree.start(state)
         if (self._tree.children[0] >= 0).sum() == 1:  # only advancing is possible
             self.last_simulations = 0
             return ADVANCE
         seed = self.rng.integers(2**63)
         if self.budget.simulations is not None:
-            self._run(self.budget.simulations, seed, rule)
+            self._run(self.budget.simulations, seed, rules)
             self.last_simulations = self.budget.simulations
         else:
-            self.last_simulations = self._run_for(self.budget.seconds, seed, rule)
+            self.last_simulations = self._run_for(self.budget.seconds, seed, rules)
         moves = self._tree.root_moves()
         # most visited; ties go to more wins, then to the first in slot order
         action, _, _ = max(moves, key=lambda m: (m[1], m[2]))
         return action
 
-    def _run(self, n: int, rng: np.uint64 | int, rule: tuple) -> np.uint64:
+    def _run(self, n: int, rng: np.uint64 | int, rules: RuleArrays) -> np.uint64:
         """Run ``n`` simulations on the tree; the state of the rollout generator after them."""
         tree = self._tree
-        tree.size, rng = run_simulations(*tree.arrays(), tree.size, n, np.uint64(rng), rule,
+        tree.size, rng = run_simulations(*tree.arrays(), tree.size, n, np.uint64(rng), rules,
                                          self.weights, self.exploration)
         return rng
 
-    def _run_for(self, seconds: float, rng: int, rule: tuple) -> int:
+    def _run_for(self, seconds: float, rng: int, rules: RuleArrays) -> int:
         """Simulate in chunks until ``seconds`` have passed; returns the simulations run."""
         start = time.perf_counter()
         deadline = start + seconds
@@ -115,7 +116,7 @@ class MCTSAgent(Agent):
         while True:
             if self._tree.size + chunk > self._tree.capacity and self._tree.capacity < MAX_NODES:
                 self._tree = self._tree.grown(min(2 * self._tree.capacity, MAX_NODES))
-            rng = self._run(chunk, rng, rule)
+            rng = self._run(chunk, rng, rules)
             done += chunk
             now = time.perf_counter()
             left = deadline - now

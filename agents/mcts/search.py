@@ -100,10 +100,11 @@ def init_node(states, children, visits, wins, node):
 
 
 @njit(cache=True)
-def _rollout(s, rng, rule):
+def _rollout(s, rng, rules):
     """Play ``s`` to its end with uniform random moves; ``(rng, winner)``."""
-    rng = play_randomly(s, rng, -1, rule[0], rule[1], rule[2], rule[3])
-    return rng, winner(s, rule[4])
+    rng = play_randomly(s, rng, -1, rules.income_before, rules.leather_spaces,
+                        rules.bonus_masks, rules.track_end)
+    return rng, winner(s, rules.bonus_points)
 
 
 @njit(cache=True)
@@ -125,9 +126,10 @@ def _select(children, visits, wins, node, c_explore):
 
 
 @njit(cache=True)
-def run_simulations(states, children, actions, movers, visits, wins, size, n_sims, rng, rule,
+def run_simulations(states, children, actions, movers, visits, wins, size, n_sims, rng, rules,
                     w: Weights, c_explore):
-    """Run ``n_sims`` simulations from node 0; returns ``(new_size, new_rng)``.
+    """Run ``n_sims`` simulations from node 0 under ``rules`` (a
+    :class:`~patchwork_env.data.tables.RuleArrays`); returns ``(new_size, new_rng)``.
 
     Nodes are added while there is room; a full tree keeps searching, its new leaves just
     are not stored.
@@ -142,7 +144,7 @@ def run_simulations(states, children, actions, movers, visits, wins, size, n_sim
         while True:
             s = states[node]
             if s.to_move < 0:
-                who = winner(s, rule[4])
+                who = winner(s, rules.bonus_points)
                 break
             move = -1
             for k in range(N_MOVES):
@@ -154,14 +156,14 @@ def run_simulations(states, children, actions, movers, visits, wins, size, n_sim
                 depth += 1
                 path[depth] = node
                 continue
-            a = ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rule, w)
+            a = ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rules, w)
             if size < capacity:
                 leaf = size
                 size += 1
                 states[leaf] = s
                 actions[leaf] = a
                 movers[leaf] = s.to_move
-                play_and_settle(states[leaf], a, rule, w)
+                play_and_settle(states[leaf], a, rules, w)
                 init_node(states, children, visits, wins, leaf)
                 children[node, move] = leaf
                 depth += 1
@@ -169,8 +171,8 @@ def run_simulations(states, children, actions, movers, visits, wins, size, n_sim
                 scratch[0] = states[leaf]
             else:
                 scratch[0] = s
-                play_and_settle(scratch[0], a, rule, w)
-            rng, who = _rollout(scratch[0], rng, rule)
+                play_and_settle(scratch[0], a, rules, w)
+            rng, who = _rollout(scratch[0], rng, rules)
             break
         for d in range(depth + 1):
             n = path[d]

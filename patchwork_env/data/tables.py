@@ -8,6 +8,7 @@ plain numpy array so that the compiled engine can read it as a constant.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -133,6 +134,32 @@ def bonus_masks(size: int) -> np.ndarray:
     return np.array(squares, dtype=np.uint64)
 
 
+class RuleArrays(NamedTuple):
+    """One rule set's arrays and scalars as compiled code reads them, by name.
+
+    The compiled players and searches take it as one argument, ``GameBatch.tables.arrays``
+    or ``RuleTables.of(rules).arrays``, and read its fields; compiled, a field is read as
+    a tuple's item is. Two things to keep in mind: inside a loop compiled with
+    ``parallel=True``, take the fields out into locals (one assignment each) before the
+    loop, as writes made through a named tuple's fields there can be lost; and numba works
+    out a named tuple argument's type in Python at every call from Python, so it belongs
+    in calls that do a move's worth of work or more, not in a Python loop over cells.
+    """
+
+    income_before: np.ndarray
+    """``(track_end + 1,) int16``: the income spaces at or before each space of the time
+    track (rules 6.2, 6.4)."""
+    leather_spaces: np.ndarray
+    """``int16``: the spaces of the time track that hold a leather patch."""
+    bonus_masks: np.ndarray
+    """``(k, 2) uint64``: every square of the board whose covering earns the bonus tile
+    (:func:`bonus_masks`)."""
+    track_end: int
+    """The last space of the time track."""
+    bonus_points: int
+    """What the bonus tile is worth."""
+
+
 class RuleTables:
     """The arrays the compiled engine reads for one :class:`Rules` (shared, read-only)."""
 
@@ -153,6 +180,8 @@ class RuleTables:
         self.track_end = rules.track_end
         self.bonus_points = rules.bonus_points
         self.start_buttons = rules.start_buttons
-        self.move_args = (self.income_before, self.leather_spaces, self.bonus_masks,
-                          self.track_end)
+        self.arrays = RuleArrays(self.income_before, self.leather_spaces, self.bonus_masks,
+                                 self.track_end, self.bonus_points)
+        """The rules by name, as the compiled players and searches take them."""
+        self.move_args = tuple(self.arrays[:4])
         """The rule arguments every move kernel takes, in order."""

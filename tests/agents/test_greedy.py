@@ -11,12 +11,13 @@ from patchwork_env.agents.heuristic import (
     DEFAULT_WEIGHTS,
     best_leather,
     best_placement,
+    position_value,
     quilt_value,
-    rule_args,
 )
 from patchwork_env.agents.quilt_shape import shape_features
 from patchwork_env.agents.random_agent import RandomAgent
 from patchwork_env.data.actions import parse_cell
+from patchwork_env.data.rules import Rules
 from patchwork_env.data.tables import LIST_CODE, LIST_MASK, LIST_START, cells_to_words
 from patchwork_env.evaluation.arena import play_match
 from tests.positions import EMPTY, FULL, cells, position
@@ -49,8 +50,19 @@ def test_shape_features_of_simple_quilts() -> None:
 
 def test_leather_fills_an_isolated_hole_first() -> None:
     game = position(quilts=(HOLES, EMPTY), pending_leather=1)
-    action = best_leather(game.batch.state[0], rule_args(game.batch), DEFAULT_WEIGHTS)
+    action = best_leather(game.batch.state[0], game.batch.tables.arrays, DEFAULT_WEIGHTS)
     assert action - LEATHER_BASE in (parse_cell("b2"), parse_cell("i9"))
+
+
+def test_the_heuristic_reads_each_rule_by_name() -> None:
+    """The bonus tile and the income spaces still ahead are valued under the game's rules."""
+    richer = Rules(bonus_points=12, income_positions=(5, 11, 17, 23, 29, 35, 41, 47, 50, 53))
+
+    def value(rules: Rules) -> float:
+        game = position(income=(3, 0), bonus_owner=0, rules=rules)
+        return position_value(game.batch.state[0], 0, game.batch.tables.arrays, DEFAULT_WEIGHTS)
+
+    assert value(richer) - value(Rules()) == pytest.approx((12 - 7) + 3 * 1)
 
 
 def test_best_placement_is_the_best_quilt_value() -> None:
@@ -58,7 +70,7 @@ def test_best_placement_is_the_best_quilt_value() -> None:
     batch = GameBatch.new(60, seed=5)
     for _ in range(20):
         batch.step(batch.random_actions(1))
-    rule = rule_args(batch)
+    rules = batch.tables.arrays
     checked = 0
     for s in batch.state:
         if s["to_move"] < 0 or s["pending_leather"]:
@@ -69,12 +81,12 @@ def test_best_placement_is_the_best_quilt_value() -> None:
         for slot in range(min(3, n)):
             patch = s["circle"][slot]
             upcoming = np.array([s["circle"][(slot + 1 + k) % n] for k in range(n - 1)], np.int8)
-            values = [(quilt_value(q[0] | m[0], q[1] | m[1], owner, upcoming, rule,
+            values = [(quilt_value(q[0] | m[0], q[1] | m[1], owner, upcoming, rules,
                                    DEFAULT_WEIGHTS), -j)
                       for j in range(LIST_START[patch], LIST_START[patch + 1])
                       for m in [LIST_MASK[j]] if not (q[0] & m[0] or q[1] & m[1])]
             expected = slot * 648 + int(LIST_CODE[-max(values)[1]]) if values else -1
-            assert best_placement(s, slot, rule, DEFAULT_WEIGHTS) == expected
+            assert best_placement(s, slot, rules, DEFAULT_WEIGHTS) == expected
             checked += 1
     assert checked > 50
 

@@ -9,7 +9,7 @@ import pytest
 
 from patchwork_env import ADVANCE, Game
 from patchwork_env.agents.greedy import GreedyAgent
-from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS, rule_args
+from patchwork_env.agents.heuristic import DEFAULT_WEIGHTS
 from patchwork_env.agents.mcts.agent import Budget, MCTSAgent
 from patchwork_env.agents.mcts.search import Tree, run_simulations
 from patchwork_env.evaluation.arena import play_match
@@ -65,7 +65,7 @@ def test_a_full_tree_keeps_searching() -> None:
     game = midgame(5)
     tree = Tree(10)
     tree.start(game.batch.state[0])
-    size, _ = run_simulations(*tree.arrays(), 1, 200, np.uint64(1), rule_args(game.batch),
+    size, _ = run_simulations(*tree.arrays(), 1, 200, np.uint64(1), game.batch.tables.arrays,
                               DEFAULT_WEIGHTS, 0.6)
     assert size == 10
     assert tree.visits[0] == 200
