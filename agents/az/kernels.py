@@ -7,7 +7,7 @@ multi-threaded: :func:`init_roots_kernel` (roots and their legal actions),
 network's answers stored and backed up). :func:`start_halving` and :func:`finish_roots`
 run once per search. ``tree`` is a :class:`~.tree.Tree`, ``params`` the
 :class:`~.config.KernelParams` of the search's config and ``rules`` a
-:class:`~.tree.RuleArrays`; the selection rules are in :mod:`.selection`.
+:class:`~patchwork_env.data.tables.RuleArrays`; the selection rules are in :mod:`.selection`.
 
 numba's multi-threaded loops lose writes made through a named tuple's fields inside the
 loop's body, and inside functions inlined into it. So each loop takes the arrays and

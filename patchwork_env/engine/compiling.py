@@ -114,6 +114,13 @@ def _stamping_sources(base: type) -> type:
         def get_source_stamp(self) -> Any:
             return super().get_source_stamp(), sources_stamp(self._module, self._py_file)
 
+        def get_disambiguator(self) -> str:
+            # The stamp is in the cache's file names too: numba unpickles an index before
+            # it compares stamps, and an index written before a type it names moved to
+            # another module would fail to unpickle instead of reading as stale.
+            stamp = sources_stamp(self._module, self._py_file)[:12]
+            return f"{super().get_disambiguator()}-{stamp}"
+
         @classmethod
         def from_function(cls, py_func: Any, py_file: str) -> Any:
             module = str(getattr(py_func, "__module__", ""))

@@ -28,8 +28,7 @@ from patchwork_env.data.tables import RuleTables
 for module in (patchwork_env, heuristic):
     assert module.__file__.startswith(sys.argv[1]), module.__file__
 t = RuleTables.of(get_rules("default"))
-rule = (t.income_before, t.leather_spaces, t.bonus_masks, t.track_end, t.bonus_points)
-value = heuristic.quilt_value(np.uint64(0), np.uint64(0), 1, np.zeros(0, np.int64), rule,
+value = heuristic.quilt_value(np.uint64(0), np.uint64(0), 1, np.zeros(0, np.int64), t.arrays,
                               heuristic.DEFAULT_WEIGHTS)
 print(value, sum(heuristic.quilt_value.stats.cache_hits.values()))
 """
@@ -91,3 +90,16 @@ def test_editing_a_helper_that_compiled_code_includes_changes_what_runs(tmp_path
     assert source.count(HELPER_RESULT) == 1
     helper.write_text(source.replace(HELPER_RESULT, HELPER_RESULT.replace("empty,", "empty + 1,")))
     assert probe() == (value - 2.0, 0)  # one more empty cell costs 2 points; compiled anew
+
+
+def test_a_cache_files_name_changes_with_the_sources_it_includes(monkeypatch) -> None:
+    """So an index written before an edit is never unpickled after it (it may name a type
+    that has since moved, which would fail to load instead of reading as stale)."""
+    from patchwork_env.agents.quilt_shape import shape_features
+
+    locator = shape_features._cache._impl.locator
+    before = locator.get_disambiguator()
+    monkeypatch.setattr(compiling, "sources_stamp", lambda module, py_file: "f" * 64)
+    after = locator.get_disambiguator()
+    assert after != before
+    assert after.endswith("-" + "f" * 12)
