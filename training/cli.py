@@ -2,7 +2,8 @@
 
 ``train.py`` keeps its options in one dataclass with a docstring under each field (as a
 reader of the script sees them); this module turns that dataclass into an argument parser
-whose errors are one line with exit status 2.
+whose errors are one line with exit status 2. The checks of the values are in :mod:`.checks`
+(its :func:`check_types` and :func:`flag` are re-exported here for the scripts).
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ import itertools
 import math
 from typing import Any
 
-
-def flag(name: str) -> str:
-    """The command-line flag of a field: ``total_steps`` -> ``total-steps``."""
-    return name.replace("_", "-")
+from patchwork_env.training.checks import check_types, flag
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -84,24 +82,10 @@ def dataclass_parser(cls: type, prog: str, description: str) -> ArgumentParser:
     return parser
 
 
-def check_types(obj: Any) -> None:
-    """``ValueError`` naming the first field of the dataclass ``obj`` whose value is not of
-    its default's type (an int passes for a float) or is a float that is not finite."""
-    for f in dataclasses.fields(obj):
-        kind, value = type(f.default), getattr(obj, f.name)
-        if kind in (int, float):
-            allowed: tuple[type, ...] = (int, float) if kind is float else (int,)
-            ok = isinstance(value, allowed) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, kind)
-        if not ok:
-            what = {int: "a whole number", float: "a number", bool: "true or false",
-                    str: "a string"}.get(kind, kind.__name__)
-            raise ValueError(f"--{flag(f.name)} must be {what}, got {value!r}")
-        if kind is float and not math.isfinite(value):
-            raise ValueError(f"--{flag(f.name)} must be a finite number, got {value}")
-
-
 def given_fields(cls: type, args: argparse.Namespace) -> set[str]:
     """The fields whose value on the command line differs from their default."""
     return {f.name for f in dataclasses.fields(cls) if getattr(args, f.name) != f.default}
+
+
+__all__ = ["ArgumentParser", "check_types", "dataclass_parser", "field_docs", "flag",
+           "given_fields", "integer"]

@@ -38,6 +38,9 @@ DEFAULT_MODEL = AZ_MODEL
 """The shipped network that ``az`` and ``az-policy`` with no path play."""
 LEAF_PLAYOUTS = 4
 """Random playouts from each evaluated leaf of ``az-playouts``."""
+MAX_EVALUATIONS = 100_000
+"""The largest budget of ``az:SIMS`` and ``az-playouts:SIMS``: each game's search tree is
+allocated up front for the whole budget (about 300 bytes a simulation)."""
 
 
 def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
@@ -51,9 +54,9 @@ def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
         path, evaluations = head, int(tail)
     elif budget and path.strip().isdigit():
         path, evaluations = "", int(path)
-    if evaluations < 1:
-        raise ValueError(f"{name} needs at least 1 network evaluation per move, got "
-                         f"{evaluations}")
+    if not 1 <= evaluations <= MAX_EVALUATIONS:
+        raise ValueError(f"{name} needs at least 1 and at most {MAX_EVALUATIONS:,} network "
+                         f"evaluations per move, got {evaluations}")
     if not path:
         if not DEFAULT_MODEL.is_file():
             raise FileNotFoundError(f"no model file at {DEFAULT_MODEL} (no az network has "

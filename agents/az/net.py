@@ -176,6 +176,27 @@ def build_az_net(config: dict[str, Any]) -> AZNet:
         raise ValueError(f"cannot build {net} from {kwargs}: {e}") from None
 
 
+def check_weights(net: nn.Module, state: Any) -> None:
+    """``ValueError`` unless ``state`` holds a tensor of the right shape for each weight of
+    ``net`` and nothing else; the message names one tensor that does not fit (and both its
+    shapes)."""
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor)
+                                               for v in state.values()):
+        raise ValueError("its weights are not a dict of tensors")
+    expected = net.state_dict()
+    for name, tensor in expected.items():
+        if name not in state:
+            raise ValueError(f"its weights do not match the config: it lacks {name}")
+        if state[name].shape != tensor.shape:
+            raise ValueError(f"its shapes do not match the config: {name} is "
+                             f"{tuple(state[name].shape)} in the file, "
+                             f"{tuple(tensor.shape)} for the config")
+    extra = sorted(set(state) - set(expected))
+    if extra:
+        raise ValueError(f"its weights do not match the config: it has {extra[0]}, which "
+                         "the config's network does not")
+
+
 def save_az_net(net: AZNet, path: str | os.PathLike[str]) -> Path:
     """Write ``net`` (config and weights) to ``path`` as a policy file, atomically."""
     return write_policy_file(path, net.config(), net.state_dict())
@@ -193,6 +214,7 @@ def load_az_net(path: str | os.PathLike[str]) -> AZNet:
     try:
         config, state = read_policy_file(path.read_bytes())
         net = build_az_net(config)
+        check_weights(net, state)
         net.load_state_dict(state)
     except Exception as e:  # a refused file, a damaged archive, weights that do not fit
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -27,7 +27,7 @@ CONFIG = SearchConfig(simulations=3, max_considered=4, top_k=8)
 
 @pytest.mark.skipif(HAS_RAY, reason="Ray is installed")
 def test_a_run_on_ray_without_ray_is_refused_by_name(tmp_path) -> None:
-    with pytest.raises(AZRunError, match=r"ray_address: .*pip install"):
+    with pytest.raises(AZRunError, match=r"--ray-address: .*pip install"):
         run_az(tiny(tmp_path / "run", ray_address="local"), log=None)
     assert not (tmp_path / "run").exists()
 

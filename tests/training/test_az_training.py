@@ -235,13 +235,13 @@ def test_a_resumed_run_may_drop_its_learning_rate_only_after_what_it_trained(tmp
     ({"teacher": "greedy", "init": "x.pt"}, "not both"),
     ({"teacher": "nobody"}, "nobody"),
     ({"eval_opponents": "greedy,nobody", "eval_every": 1}, "nobody"),
-    ({"eval_games": 3, "eval_every": 1}, "eval_games"),
-    ({"playout_weight": 1.5}, "playout_weight"),
-    ({"root_value_weight": -0.5}, "root_value_weight"),
-    ({"workers": 0}, "workers"),
-    ({"lr_drops": "10,x"}, "lr_drops"),
-    ({"lr_drops": "20,10"}, "lr_drops"),
-    ({"lr_drop_factor": 0.0}, "lr_drop_factor"),
+    ({"eval_games": 3, "eval_every": 1}, "--eval-games"),
+    ({"playout_weight": 1.5}, "--playout-weight"),
+    ({"root_value_weight": -0.5}, "--root-value-weight"),
+    ({"workers": 0}, "--workers"),
+    ({"lr_drops": "10,x"}, "--lr-drops"),
+    ({"lr_drops": "20,10"}, "--lr-drops"),
+    ({"lr_drop_factor": 0.0}, "--lr-drop-factor"),
 ])
 def test_bad_options_are_refused_by_name(tmp_path, changes, message) -> None:
     with pytest.raises(AZRunError, match=message):

@@ -22,6 +22,7 @@ import torch
 from patchwork_env import GameBatch
 from patchwork_env.data.rules import Rules, get_rules
 from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.training.az.restore_checks import check_buffer_state
 from patchwork_env.training.az.selfplay import SelfPlayBatch
 from patchwork_env.training.az.symmetry import SYMMETRIES, transform_actions, transform_states
 from patchwork_env.views.observation import observe
@@ -160,18 +161,14 @@ class ReplayBuffer:
                 "values": torch.from_numpy(merged.values)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` saved; ``ValueError`` if it is inconsistent."""
-        raw = state["states"].numpy()
-        if raw.dtype != np.uint8 or raw.size % STATE_DTYPE.itemsize:
-            raise ValueError("the buffer's states are not whole state records")
-        states = raw.view(STATE_DTYPE).copy()
+        """Restore what :meth:`state_dict` saved; ``ValueError`` saying what is wrong if it
+        is not a buffer a run can learn from (:func:`.restore_checks.check_buffer_state`)."""
+        check_buffer_state(state, self.rules)
+        states = state["states"].numpy().view(STATE_DTYPE).copy()
         offsets = state["offsets"].numpy().astype(np.int64)
         actions = state["actions"].numpy().astype(np.int16)
         probs = state["probs"].numpy().astype(np.float32)
         values = state["values"].numpy().astype(np.float32)
-        if (len(offsets) != len(states) + 1 or len(values) != len(states)
-                or offsets[-1] != len(actions) or len(probs) != len(actions)):
-            raise ValueError("the buffer's arrays do not fit together")
         self.capacity = int(state["capacity"])
         self.added = int(state["added"])
         self.chunks = [Chunk(states, offsets, actions, probs, values)] if len(states) else []

@@ -1,15 +1,21 @@
 """``train.py --algo az``: the command line of the search-guided trainer.
 
 Every field of :class:`~.options.AZOptions` is a flag (``--simulations 32``,
-``--games-per-iteration 256``, ...); errors are one line with exit status 2.
+``--games-per-iteration 256``, ...). A run refused before it starts (a bad option, a folder
+in use or holding another run, a checkpoint or records that cannot be trusted) or a
+network that diverged ends with one line and exit status 2; a file that cannot be written
+(a full disk) or a self-play process that died, with one line and exit status 1; a Ctrl-C,
+with one line and exit status 130. Each leaves the last checkpoint to resume from.
 """
 
 from __future__ import annotations
 
 import sys
 
+from patchwork_env.files.atomic import WriteError
 from patchwork_env.training.az.options import AZOptions, AZRunError
-from patchwork_env.training.az.trainer import NET_FILE, run_az
+from patchwork_env.training.az.trainer import CHECKPOINT, NET_FILE, run_az
+from patchwork_env.training.az.workers import WorkerError
 from patchwork_env.training.checkpoint import CheckpointError
 from patchwork_env.training.cli import dataclass_parser
 
@@ -32,14 +38,20 @@ def main(argv: list[str]) -> int:
     """Run the search-guided trainer with the command line ``argv``; the exit status."""
     parser = dataclass_parser(AZOptions, "train.py --algo az", DESCRIPTION)
     args = parser.parse_args(argv)
+    opts = AZOptions(**vars(args))
     try:
-        opts = AZOptions(**vars(args))
         row = run_az(opts)
     except (AZRunError, CheckpointError, ValueError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
+    except (WriteError, WorkerError) as e:
+        print(f"train.py: error: {e}; continue from the last checkpoint with --resume",
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("\ntrain.py: interrupted; continue from the last checkpoint with --resume",
+        saved = (opts.folder() / CHECKPOINT).is_file()
+        print("\ntrain.py: interrupted; " + ("continue from the last checkpoint with --resume"
+                                            if saved else "nothing was saved"),
               file=sys.stderr)
         return 130
     if row:

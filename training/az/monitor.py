@@ -1,7 +1,9 @@
 """What a search-guided run shows and keeps of its progress: ``metrics.csv``, TensorBoard
 scalars, a progress bar, the evaluations during training and the learning curve.
 
-Every iteration adds a row to ``metrics.csv`` (losses, speed, the tree / network split)
+Every iteration adds a row to ``metrics.csv`` (losses, speed, the tree / network split;
+a :class:`~patchwork_env.training.metrics.MetricsLog`, each row written before the
+checkpoint of its iteration)
 and the same numbers to TensorBoard (``tb/``). Every ``eval_every`` iterations the current
 network plays paired games against each evaluation opponent, as ``evaluate.py`` would
 (the same setup seeds, seats swapped, Wilson intervals), both with its search
@@ -12,7 +14,6 @@ learning, evaluations excluded).
 
 from __future__ import annotations
 
-import csv
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,8 @@ from patchwork_env.agents.az.agent import AZAgent, AZPolicyAgent
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.evaluation.arena import play_match
 from patchwork_env.evaluation.tournament import setup_seeds, summarise
+from patchwork_env.files.atomic import save_figure
+from patchwork_env.training.metrics import MetricsLog, read_metrics
 
 METRICS = "metrics.csv"
 CURVE = "learning_curve.png"
@@ -74,13 +77,8 @@ class Monitor:
         self.opponents = list(opponents)
         self.fields = list(BASE_FIELDS) + eval_fields(self.opponents)
         self.path = folder / METRICS
-        rows = []
-        if resume and self.path.exists():
-            rows = [r for r in read_metrics(self.path) if int(r["iteration"]) <= done]
-        with open(self.path, "w", newline="") as f:
-            writer = csv.DictWriter(f, self.fields, extrasaction="ignore")
-            writer.writeheader()
-            writer.writerows(rows)
+        self.log = MetricsLog(self.path, self.fields, done if resume else None,
+                              number_format=".6g", other_columns=True)
         from torch.utils.tensorboard import SummaryWriter
 
         self.tb = SummaryWriter(str(folder / TENSORBOARD), purge_step=done + 1)
@@ -88,10 +86,9 @@ class Monitor:
                         disable=not show_bar, file=sys.stderr, dynamic_ncols=True)
 
     def record(self, row: dict[str, Any]) -> None:
-        """Add an iteration's row to the CSV, TensorBoard and the bar."""
-        with open(self.path, "a", newline="") as f:
-            csv.DictWriter(f, self.fields, extrasaction="ignore").writerow(
-                {k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+        """Add an iteration's row to the CSV (rewritten whole, atomically), TensorBoard and
+        the bar."""
+        self.log.append(row)
         step = int(row["iteration"])
         for key, value in row.items():
             if key != "iteration" and isinstance(value, int | float):
@@ -121,12 +118,6 @@ def _tb_name(key: str) -> str:
     return f"selfplay/{key}"
 
 
-def read_metrics(path: Path) -> list[dict[str, str]]:
-    """The rows of an az run's ``metrics.csv``, as strings."""
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def win_rate_series(rows: list[dict[str, str]], key: str, clock: str
                     ) -> tuple[np.ndarray, ...]:
     """``(minutes, rate, lo, hi)`` of the rows that hold ``key`` (a win-rate column with
@@ -154,8 +145,10 @@ def finish_win_rate_plot(fig: Any, ax: Any, xlabel: str, title: str, out: Path) 
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    try:
+        save_figure(fig, out)
+    finally:
+        plt.close(fig)
 
 
 def plot_curve(csv_path: Path, out: Path, opponents: Sequence[str]) -> None:

@@ -11,11 +11,53 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import torch
+
 from patchwork_env import agents
+from patchwork_env.agents.az.agent import MAX_EVALUATIONS
 from patchwork_env.agents.az.config import TRAINING, SearchConfig
-from patchwork_env.agents.az.net import AZ_KINDS
+from patchwork_env.agents.az.net import AZ_KINDS, AZNet
+from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import get_rules
+from patchwork_env.evaluation.tournament import MAX_GAMES
+from patchwork_env.training.az.limits import check_memory
 from patchwork_env.training.az.ray_workers import import_ray
+from patchwork_env.training.checks import (
+    AT_LEAST_ONE,
+    FRACTION,
+    NOT_NEGATIVE,
+    POSITIVE,
+    Range,
+    check_ranges,
+    check_types,
+    machine_threads,
+)
+from patchwork_env.views.observation import layout
+
+MAX_ITERATIONS = 10**9
+MAX_PLAYOUTS = 10_000
+"""The most random playouts per position (of the value targets and of each leaf)."""
+MAX_RAY_WORKERS = 10_000
+"""The most self-play actors on a Ray cluster (local processes: this machine's CPUs)."""
+RANGES = {
+    "iterations": Range(1, MAX_ITERATIONS), "games_per_iteration": Range(1, MAX_GAMES),
+    "parallel_games": Range(1, MAX_GAMES), "simulations": Range(0, MAX_EVALUATIONS - 1),
+    "max_considered": Range(1, N_ACTIONS), "top_k": Range(1, N_ACTIONS),
+    "gumbel_scale": NOT_NEGATIVE, "c_visit": NOT_NEGATIVE, "c_scale": POSITIVE,
+    "leaf_playouts": Range(0, MAX_PLAYOUTS), "playout_mix": FRACTION,
+    "score_weight": FRACTION, "score_scale": POSITIVE, "playout_weight": FRACTION,
+    "playout_iterations": Range(0, MAX_ITERATIONS), "playouts": Range(1, MAX_PLAYOUTS),
+    "root_value_weight": FRACTION, "hidden": Range(1, 65_536), "layers": Range(1, 64),
+    "teacher_positions": AT_LEAST_ONE, "teacher_epochs": Range(0, 1_000, above=True),
+    "learning_rate": Range(0, 1, above=True), "lr_drop_factor": Range(0, 1, above=True),
+    "weight_decay": NOT_NEGATIVE, "value_weight": NOT_NEGATIVE,
+    "batch_size": Range(1, 1_000_000), "sample_reuse": Range(0, 1_000, above=True),
+    "buffer_size": AT_LEAST_ONE, "eval_every": Range(0, MAX_ITERATIONS),
+    "eval_games": Range(0, MAX_GAMES), "eval_evaluations": Range(1, MAX_EVALUATIONS),
+}
+"""The range of each number option (those of the seed and threads: the shared ones of
+:data:`~patchwork_env.training.checks.COMMON_RANGES`); the replay buffer, the teacher's
+positions, the games and the network are bounded by the machine's memory too."""
 
 
 class AZRunError(Exception):
@@ -28,10 +70,11 @@ def parse_lr_drops(text: str) -> list[int]:
     try:
         drops = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise AZRunError(f"lr_drops must be comma-separated iteration numbers, got {text!r}"
-                         ) from None
-    if any(d < 1 for d in drops) or drops != sorted(set(drops)):
-        raise AZRunError(f"lr_drops must be increasing iterations of at least 1, got {text!r}")
+        raise AZRunError(f"--lr-drops must be comma-separated iteration numbers, got "
+                         f"{text!r}") from None
+    if any(not 1 <= d <= MAX_ITERATIONS for d in drops) or drops != sorted(set(drops)):
+        raise AZRunError(f"--lr-drops must be increasing iterations from 1 to "
+                         f"{MAX_ITERATIONS:,}, got {text!r}")
     return drops
 
 
@@ -146,49 +189,52 @@ class AZOptions:
     """Start afresh in a run_dir that holds another run."""
 
     def check(self) -> None:
-        """:class:`AZRunError` naming the first option out of its range."""
-        positive = ("iterations", "games_per_iteration", "parallel_games", "max_considered",
-                    "top_k", "hidden", "layers", "batch_size", "buffer_size", "workers",
-                    "eval_evaluations", "teacher_positions")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise AZRunError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "threads", "seed", "playout_iterations", "eval_every",
-                     "leaf_playouts"):
-            if getattr(self, name) < 0:
-                raise AZRunError(f"{name} must not be negative, got {getattr(self, name)}")
-        for name in ("learning_rate", "sample_reuse", "score_scale", "c_scale",
-                     "teacher_epochs"):
-            if not getattr(self, name) > 0:
-                raise AZRunError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("score_weight", "playout_weight", "playout_mix", "root_value_weight"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise AZRunError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
-        if not 0.0 < self.lr_drop_factor <= 1.0:
-            raise AZRunError(f"lr_drop_factor must lie in (0, 1], got {self.lr_drop_factor}")
-        self.lr_drop_iterations()
-        if self.playouts < 1:
-            raise AZRunError(f"playouts must be at least 1, got {self.playouts}")
-        if self.net not in AZ_KINDS:
-            raise AZRunError(f"net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
+        """:class:`AZRunError` naming the first option out of its range, or the options
+        whose arrays would not fit into this machine's memory (:mod:`.limits`)."""
         try:
-            get_rules(self.rules)
+            check_types(self)
+            check_ranges(self, RANGES)
+            workers = Range(1, MAX_RAY_WORKERS) if self.ray_address else Range(
+                1, machine_threads, why="the CPUs of this machine")
+            check_ranges(self, {"workers": workers})
+        except ValueError as e:
+            raise AZRunError(str(e)) from None
+        self.lr_drop_iterations()
+        if self.net not in AZ_KINDS:
+            raise AZRunError(f"--net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
+        try:
+            rules = get_rules(self.rules)
         except (KeyError, ValueError) as e:
-            raise AZRunError(f"rules: {e}") from None
+            raise AZRunError(f"--rules: {e}") from None
         if self.eval_every and (self.eval_games < 2 or self.eval_games % 2):
-            raise AZRunError(f"eval_games must be even and at least 2, got {self.eval_games}")
+            raise AZRunError(f"--eval-games must be even and at least 2, got {self.eval_games}")
         if self.ray_address:
             try:
                 import_ray()
             except RuntimeError as e:
-                raise AZRunError(f"ray_address: {e}") from None
+                raise AZRunError(f"--ray-address: {e}") from None
         if self.teacher and self.init:
-            raise AZRunError("give a teacher or an init network, not both")
-        for spec in self.opponents() + ([self.teacher] if self.teacher else []):
+            raise AZRunError("give a --teacher or an --init network, not both")
+        try:
+            self.search_config()
+            check_memory(self, layout(rules).size)
+        except ValueError as e:
+            raise AZRunError(str(e)) from None
+        for name, spec in [("--eval-opponents", s) for s in self.opponents()] + (
+                [("--teacher", self.teacher)] if self.teacher else []):
+            if spec.split(":")[0].strip() == "human":
+                raise AZRunError(f"{name}: {spec} is not an agent that plays by itself")
             try:
                 agents.make(spec, seed=0)
             except ValueError as e:
-                raise AZRunError(f"{spec}: {str(e).splitlines()[0]}") from None
+                raise AZRunError(f"{name}: {spec}: {str(e).splitlines()[0]}") from None
+
+    def network(self) -> AZNet:
+        """A network of the shape these options describe, its weights fresh from the
+        seed."""
+        torch.manual_seed(self.seed)
+        return AZNet(layout(get_rules(self.rules)).size, kind=self.net, hidden=self.hidden,
+                     layers=self.layers)
 
     def opponents(self) -> list[str]:
         """The evaluation opponents' specs."""

@@ -32,15 +32,24 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from patchwork_env.agents.az.net import AZNet, build_az_net, load_az_net, save_az_net
-from patchwork_env.data.rules import get_rules
+from patchwork_env.agents.az.net import AZNet, check_weights, load_az_net, save_az_net
+from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
-from patchwork_env.files.folders import FolderError, existing
+from patchwork_env.files.folders import FolderError
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
-from patchwork_env.training.az.options import AZOptions, AZRunError, parse_lr_drops
+from patchwork_env.training.az.options import AZOptions, AZRunError
 from patchwork_env.training.az.ray_workers import RayWorkerPool
+from patchwork_env.training.az.restore_checks import (
+    KIND,
+    check_buffer_state,
+    check_counters,
+    check_learner_state,
+    check_resumable,
+    checkpoint_net,
+    saved_options,
+)
 from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.value_targets import (
     bootstrapped_targets,
@@ -50,39 +59,30 @@ from patchwork_env.training.az.value_targets import (
 from patchwork_env.training.az.warm_start import imitate, teacher_samples
 from patchwork_env.training.az.workers import WorkerPool
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from patchwork_env.views.observation import layout
+from patchwork_env.training.run_folder import CHECKPOINT, clear, run_files
 
-CHECKPOINT = "checkpoint.pt"
 NET_FILE = "net.pt"
-KIND = "az"
-RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
-                     "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init",
-                     "lr_drops")
-"""Options a resumed run may change; any other difference from the checkpoint is refused.
-(``init`` is read only when a run starts: a resumed run's network is its checkpoint's;
-``lr_drops`` only at iterations still to train.)"""
 
 
-def _fresh_net(opts: AZOptions) -> AZNet:
-    if opts.init:
-        return load_az_net(opts.init)
-    torch.manual_seed(opts.seed)
-    return AZNet(layout(get_rules(opts.rules)).size, kind=opts.net, hidden=opts.hidden,
-                 layers=opts.layers)
-
-
-def saved_options(saved: dict[str, Any]) -> dict[str, Any]:
-    """The options a checkpoint was written with, as a dict of every option (one added
-    after the checkpoint was written ran at its default there)."""
-    return {**dataclasses.asdict(AZOptions()), **saved["options"]}
-
-
-def checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
-    """A fresh network of the shape the checkpoint at ``path`` holds (weights not loaded)."""
+def start_net(opts: AZOptions) -> AZNet:
+    """The network a new run starts from: ``init``'s, or fresh weights from the seed.
+    :class:`AZRunError` naming the file for an ``init`` that cannot be read or whose shapes
+    are not the options'."""
+    if not opts.init:
+        return opts.network()
     try:
-        return build_az_net(saved["net_config"])
-    except (KeyError, TypeError, ValueError) as e:
-        raise CheckpointError(f"checkpoint {path} cannot be restored: {e}") from None
+        net = load_az_net(opts.init)
+    except (OSError, ValueError) as e:
+        raise AZRunError(f"--init: {e}") from None
+    with torch.random.fork_rng():
+        expected = opts.network()
+    try:
+        check_weights(expected, net.state_dict())
+    except ValueError as e:
+        raise AZRunError(f"--init: {opts.init} does not fit --net {opts.net}, --hidden "
+                         f"{opts.hidden}, --layers {opts.layers} and --rules {opts.rules}: {e}"
+                         ) from None
+    return net
 
 
 def _self_play(net_config: dict[str, Any], opts: AZOptions
@@ -94,23 +94,6 @@ def _self_play(net_config: dict[str, Any], opts: AZOptions
     if opts.workers > 1:
         return WorkerPool(net_config, config, opts.workers, games, rules)
     return SelfPlayWorker(net_config, config, games, rules)
-
-
-def _check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None:
-    if saved.get("kind") != KIND:
-        raise CheckpointError(f"{path} is not the checkpoint of a search-guided (az) run")
-    given = dataclasses.asdict(opts)
-    written = saved_options(saved)
-    changed = sorted(k for k, v in written.items()
-                     if k not in RESUMABLE_CHANGES and given.get(k) != v)
-    if changed:
-        raise CheckpointError(f"{path} was written with other options ({', '.join(changed)} "
-                              "differ); resume with the run's own options")
-    done = int(saved.get("counters", {}).get("iteration", 0))
-    trained = parse_lr_drops(written["lr_drops"])
-    if [d for d in opts.lr_drop_iterations() if d < done] != [d for d in trained if d < done]:
-        raise CheckpointError(f"{path} has trained {done} iterations: lr_drops may change only "
-                              f"after them (the run's are {written['lr_drops'] or 'none'})")
 
 
 class AZRun:
@@ -127,7 +110,7 @@ class AZRun:
         self.wall_s = 0.0
         """Wall-clock seconds of the run so far, evaluations included, over resumes."""
         self.warm_started = False
-        net = net if net is not None else _fresh_net(opts)
+        net = net if net is not None else start_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
         self.worker = _self_play(net.config(), opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
@@ -149,8 +132,14 @@ class AZRun:
 
     def restore(self, saved: dict[str, Any], path: Path) -> None:
         """Continue from a checkpoint read from ``path``, whose options :func:`_open_run`
-        has checked and whose network this run was built with."""
+        has checked and whose network this run was built with; :class:`CheckpointError`
+        naming it and what is wrong if anything in it cannot be trusted
+        (:mod:`.restore_checks`)."""
         try:
+            check_counters(saved.get("counters"))
+            check_learner_state(saved.get("learner"), self.learner.net)
+            check_weights(self.learner.net, saved["learner"]["net"])
+            check_buffer_state(saved.get("buffer"), self.buffer.rules, self.opts.buffer_size)
             self.learner.load_state_dict(saved["learner"])
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])
@@ -164,9 +153,11 @@ class AZRun:
                                   ) from None
 
     def save(self) -> None:
-        """Write the checkpoint and the network file (each atomically)."""
-        save_checkpoint(self.dir / CHECKPOINT, self.state())
-        save_az_net(self.learner.net, self.dir / NET_FILE)
+        """Write the checkpoint and the network file, atomically and together (a run
+        stopped meanwhile keeps the previous pair)."""
+        with together():
+            save_checkpoint(self.dir / CHECKPOINT, self.state())
+            save_az_net(self.learner.net, self.dir / NET_FILE)
 
     def warm_start(self, progress: bool) -> dict[str, Any]:
         """Imitate the teacher (once per run); the losses at the end."""
@@ -246,28 +237,29 @@ class AZRun:
 
 def _claim(opts: AZOptions) -> Claim:
     """The claim on the run folder, locked for the life of the run: :class:`AZRunError` for
-    a ``resume`` without a checkpoint, a folder that holds another run (unless
-    ``overwrite``), or one that cannot be created or written or is in use."""
+    a ``resume`` without a checkpoint, a folder that holds another run of either trainer
+    (unless ``overwrite``: its files are deleted by :func:`_first_checkpoint`), or one that
+    cannot be created or written or is in use."""
     folder = opts.folder()
     if opts.resume and not (folder / CHECKPOINT).is_file():
         raise AZRunError(f"cannot resume: there is no {CHECKPOINT} in {folder}")
     try:
         if opts.resume:
             return claim(folder)
-        return claim(folder, overwrite=opts.overwrite,
-                     contents=lambda found: existing(found, [CHECKPOINT]), what="another run",
+        return claim(folder, overwrite=opts.overwrite, contents=run_files, what="another run",
                      advice="resume it, pass overwrite, or choose another run_dir")
     except FolderError as e:
         raise AZRunError(str(e)) from None
 
 
-def _open_run(opts: AZOptions, folder: Path) -> AZRun:
-    """The run to go on with: a fresh one, or with ``resume`` the one in its checkpoint."""
+def _open_run(opts: AZOptions, folder: Path, net: AZNet | None) -> AZRun:
+    """The run to go on with: a fresh one training ``net``, or with ``resume`` the one in
+    its checkpoint."""
     if not opts.resume:
-        return AZRun(opts)
+        return AZRun(opts, net)
     path = folder / CHECKPOINT
     saved = load_checkpoint(path)
-    _check_resumable(saved, opts, path)
+    check_resumable(saved, opts, path)
     # The run goes on recording the network it started from, whatever init says now.
     opts = dataclasses.replace(opts, init=saved["options"].get("init", ""))
     run = AZRun(opts, checkpoint_net(saved, path))
@@ -283,33 +275,54 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, continue) a search-guided training run up to
     ``opts.iterations``; returns its last metrics row (``{}`` if nothing was left to do).
 
-    Raises :class:`AZRunError` for an option out of range or a folder that cannot be used,
-    and
+    Everything that can be checked (the options, ``init``'s network) is checked before the
+    run folder is claimed. Raises :class:`AZRunError` for an option out of range, a folder
+    that cannot be used or a network that diverged,
     :class:`~patchwork_env.training.checkpoint.CheckpointError` for a checkpoint that
-    cannot be trusted; ``log`` (``print`` by default, ``None`` for silence) gets one line
-    per iteration.
+    cannot be trusted, :class:`~patchwork_env.training.metrics.MetricsError` for a damaged
+    ``metrics.csv``, :class:`~patchwork_env.files.atomic.WriteError` for a file that cannot
+    be written and :class:`~.workers.WorkerError` for a self-play process that died; each
+    leaves the last checkpoint to resume from. ``log`` (``print`` by default, ``None`` for
+    silence) gets one line per iteration.
     """
     opts.check()
+    net = None if opts.resume else start_net(opts)
     if opts.threads:
         torch.set_num_threads(opts.threads)
         numba.set_num_threads(min(opts.threads, numba.config.NUMBA_NUM_THREADS))
     with _claim(opts) as folder:
-        run = _open_run(opts, folder)
+        run = _open_run(opts, folder, net)
         try:
-            if run.opts.teacher and not run.warm_started:
+            warm = bool(run.opts.teacher and not run.warm_started)
+            if warm:
                 result = run.warm_start(progress=log is not None)
-                run.save()
                 if log:
                     log(f"imitated {run.opts.teacher} on {run.opts.teacher_positions} "
                         f"positions ({result['steps']} steps): policy {result['policy']:.3f}, "
                         f"value {result['value']:.3f}")
+            if not opts.resume:
+                _first_checkpoint(run, log)
+            elif warm:
+                run.save()
             return _iterate(run, log)
         finally:
             run.close()
 
 
+def _first_checkpoint(run: AZRun, log: Any) -> None:
+    """Save a new run before its first iteration, once any warm start is done; with
+    ``overwrite``, the previous run's files are deleted right before (a run stopped
+    earlier leaves them as they were)."""
+    if run.opts.overwrite and (removed := clear(run.dir)) and log:
+        print(f"overwrite: deleted the previous run's {', '.join(removed)} in {run.dir}",
+              file=sys.stderr)
+    run.save()
+
+
 def _iterate(run: AZRun, log: Any) -> dict[str, Any]:
-    """The iterations left, each saved, recorded and (when due) evaluated."""
+    """The iterations left, each recorded, saved and (when due) evaluated. The row goes to
+    ``metrics.csv`` before the checkpoint: a run stopped between the two plays the
+    iteration again on resuming, and its row is replaced."""
     opts = run.opts
     monitor = Monitor(run.dir, opts.opponents(), opts.iterations, run.iteration, opts.resume,
                       show_bar=log is not None)
@@ -318,19 +331,33 @@ def _iterate(run: AZRun, log: Any) -> dict[str, Any]:
         while run.iteration < opts.iterations:
             start = time.perf_counter()
             row = run.iterate()
+            _check_finite(run, row)
             last = run.iteration == opts.iterations
             if opts.eval_every and (run.iteration % opts.eval_every == 0 or last):
                 row.update(evaluate_net(run.learner.net, opts.eval_evaluations,
                                         opts.opponents(), opts.eval_games, rules=opts.rules))
             run.wall_s += time.perf_counter() - start
             row["wall_s"] = run.wall_s
-            run.save()
             monitor.record(row)
+            run.save()
             if log:
                 tqdm.write(describe(row, opts.opponents()), file=sys.stderr)
     finally:
         monitor.close()
     return row
+
+
+def _check_finite(run: AZRun, row: dict[str, Any]) -> None:
+    """:class:`AZRunError` when the iteration just learnt turned the losses or the weights
+    into NaN or infinities: such a network is neither saved nor recorded."""
+    losses = (row["policy_loss"], row["value_loss"])
+    if all(math.isfinite(x) for x in losses) and all(
+            bool(torch.isfinite(p).all()) for p in run.learner.net.parameters()):
+        return
+    raise AZRunError(f"iteration {row['iteration']} diverged (policy loss {losses[0]:.6g}, "
+                     f"value loss {losses[1]:.6g}, or weights that are not finite): it was "
+                     f"not saved; the checkpoint of iteration {row['iteration'] - 1} in "
+                     f"{run.dir} is kept (try a lower --learning-rate)")
 
 
 def describe(row: dict[str, Any], opponents: list[str]) -> str:
@@ -343,3 +370,7 @@ def describe(row: dict[str, Any], opponents: list[str]) -> str:
             text += (f"; vs {o}: search {row[f'az_vs_{o}']:.0%}, "
                      f"raw policy {row[f'policy_vs_{o}']:.0%}")
     return text
+
+
+__all__ = ["CHECKPOINT", "NET_FILE", "AZRun", "checkpoint_net", "describe", "run_az",
+           "saved_options", "start_net"]

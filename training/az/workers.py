@@ -7,12 +7,23 @@ its own, and merges what they return into one :class:`~.selfplay.SelfPlayBatch`.
 worker's interface is all a remote actor needs too (``generate(weights, n_games,
 seed)``), so the same split works with actors on a cluster. For a given number of workers
 the samples are the same from run to run.
+
+The processes ignore ``SIGINT``: a Ctrl-C in the terminal reaches every process of the
+program, and the learner's process alone handles it (it stops the workers when the run
+ends). A worker that dies (killed, out of memory) makes :meth:`WorkerPool.generate` raise a
+one-line :class:`WorkerError` at once, and :meth:`WorkerPool.close` ends the processes
+without waiting for the games they are playing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import signal
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import numpy as np
@@ -22,11 +33,33 @@ from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
 
 _WORKER: SelfPlayWorker | None = None
+STOP_SECONDS = 10.0
+"""How long :meth:`WorkerPool.close` waits for a stopped process to end."""
+
+
+class WorkerError(RuntimeError):
+    """A self-play process that ended or failed while playing (the message is one line)."""
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore ``SIGINT`` in the block, so that the processes started there inherit that
+    (Python keeps an ignored ``SIGINT`` ignored); a thread other than the main one cannot
+    change signals, and leaves them as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _start(net_config: dict[str, Any], config: SearchConfig, parallel_games: int, rules: str,
            threads: int) -> None:
     global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
     torch.set_num_threads(threads)
     _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads)
 
@@ -66,15 +99,33 @@ class WorkerPool:
 
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
-        """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``)."""
-        jobs = [self._pool.submit(_generate, weights, n, s)
-                for n, s in zip(shares(n_games, self.n_workers),
-                                worker_seeds(seed, self.n_workers), strict=False)]
-        return merge([job.result() for job in jobs])
+        """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``);
+        :class:`WorkerError` if a worker process dies meanwhile."""
+        try:
+            with _sigint_ignored():  # the processes a submit starts ignore Ctrl-C
+                jobs = [self._pool.submit(_generate, weights, n, s)
+                        for n, s in zip(shares(n_games, self.n_workers),
+                                        worker_seeds(seed, self.n_workers), strict=False)]
+            return merge([job.result() for job in jobs])
+        except BrokenProcessPool:
+            raise WorkerError("a self-play worker process ended while playing (killed, or "
+                              "out of memory)") from None
+        except MemoryError:
+            raise WorkerError("a self-play worker process ran out of memory (try fewer "
+                              "--parallel-games or --workers)") from None
+
+    def _processes(self) -> list[multiprocessing.process.BaseProcess]:
+        return list((getattr(self._pool, "_processes", None) or {}).values())
 
     def close(self) -> None:
-        """Stop the processes."""
-        self._pool.shutdown(cancel_futures=True)
+        """Stop the processes, without waiting for the games they are playing."""
+        processes = self._processes()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join(STOP_SECONDS)
 
 
 def merge(batches: list[SelfPlayBatch]) -> SelfPlayBatch:
