@@ -4,7 +4,8 @@
 ``games_per_iteration`` games with the current network (all ``parallel_games`` games in
 flight searched together), the samples go to the replay buffer, and the learner takes
 minibatch steps on the buffer. After each iteration the run folder gets, written
-atomically:
+atomically (``metrics.csv`` first, then the other two together, so that a run stopped at
+any moment resumes with records that agree with its checkpoint):
 
     checkpoint.pt   the network, its optimiser, the replay buffer and the counters: what
                     ``resume`` continues from (the same results as a run never stopped)
@@ -14,8 +15,14 @@ atomically:
                     and without search against the evaluation opponents (see
                     :mod:`.monitor`, which also writes TensorBoard logs and the curve)
 
-A checkpoint that is damaged or was written for other options is refused with a one-line
-:class:`~patchwork_env.training.checkpoint.CheckpointError`.
+A new run saves once before its first iteration (after the teacher's warm start); with
+``overwrite`` the previous run's files (:func:`~patchwork_env.training.run_folder.run_files`,
+of either trainer) are deleted right before that. A checkpoint that is damaged, was written
+for other options or holds anything a run cannot learn from is refused with a one-line
+:class:`~patchwork_env.training.checkpoint.CheckpointError` (:mod:`.restore_checks`); an
+iteration whose losses or weights are no longer finite is neither saved nor recorded.
+TensorBoard's logs are appended to as TensorBoard does (a resumed run purges the steps
+after its checkpoint).
 """
 
 from __future__ import annotations
