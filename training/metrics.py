@@ -58,8 +58,9 @@ def read_metrics(path: Path, fields: Sequence[str] | None = None) -> list[dict[s
         raise MetricsError(f"{path} does not have the columns of this run's metrics (its "
                            f"first line reads {_short(','.join(header))}): move it away to "
                            "start the records afresh")
-    if not header or not header[0]:
-        raise MetricsError(f"{path} is not a metrics file: its first line names no columns")
+    if not header or not header[0] or any(_is_number(name) for name in header):
+        raise MetricsError(f"{path} is not a metrics file: its first line names no columns "
+                           f"(it reads {_short(','.join(header))})")
     rows = []
     for number, values in enumerate(lines, 2):
         if len(values) != len(header):
@@ -158,3 +159,12 @@ def plot_learning_curve(csv_path: Path, out: Path) -> None:
         save_figure(fig, out)
     finally:
         plt.close(fig)
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (a header's names never do; a row's values may)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -53,9 +53,9 @@ def resumed_options(opts: Any, given: set[str], saved: dict[str, Any]) -> Any:
     if clashes:
         raise CheckpointError("the run was trained with other options: "
                               + ", ".join(clashes))
-    try:
-        return dataclasses.replace(options(**saved), **COMMAND_ONLY,
-                                   **{n: getattr(opts, n) for n in given if n in RESUMABLE})
+    try:  # checked with the command line's resumable options (a --threads for this machine)
+        return options(**{**saved, **COMMAND_ONLY,
+                          **{n: getattr(opts, n) for n in given if n in RESUMABLE}})
     except ValueError as e:
         raise CheckpointError(f"the checkpoint's options are not valid: {e}") from None
 
