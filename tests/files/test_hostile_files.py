@@ -231,7 +231,8 @@ def test_a_run_that_records_other_columns_keeps_the_ones_both_have(tmp_path: Pat
     assert resumed.rows == read_metrics(path) == [
         {"iteration": "1", "loss": "0.5000", "vs_mcts": ""}]
     path.write_text("1,0.5\n2,0.25\n")  # its header lost
-    with pytest.raises(MetricsError, match="metrics.csv is not a metrics file: its first line names no columns"):
+    with pytest.raises(MetricsError, match=r"metrics\.csv is not a metrics file: its first line "
+                                           "names no columns"):
         MetricsLog(path, ["iteration", "loss"], 1, other_columns=True)
     assert path.read_text() == "1,0.5\n2,0.25\n"
 
