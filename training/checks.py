@@ -53,6 +53,9 @@ class Range:
     above: bool = False
     why: str = ""
     """Said after the bound when a value is above ``high`` (``"this machine's CPUs"``)."""
+    grouped: bool = True
+    """Whether large bounds are written in groups of three digits (``1,000,000``); a seed's
+    bound is a number people look up, written plain (``4294967295``)."""
 
     def upper(self) -> float | None:
         """``high``, asked for if it is a function."""
@@ -66,6 +69,7 @@ class Range:
         too_high = high is not None and value > high
         if not too_low and not too_high:
             return None
+        _number = _grouped if self.grouped else _plain
         if too_high and self.why:
             return f"must be at most {_number(high)} ({self.why})"
         if high is None:
@@ -79,10 +83,14 @@ class Range:
         return f"must lie in {_number(self.low)}..{_number(high)}"
 
 
-def _number(value: float | None) -> str:
+def _plain(value: float | None) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _grouped(value: float | None) -> str:
     if isinstance(value, int) and abs(value) >= 10_000:
         return f"{value:,}"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return _plain(value)
 
 
 POSITIVE = Range(0, above=True)
@@ -92,7 +100,7 @@ NOT_NEGATIVE = Range(0)
 FRACTION = Range(0, 1)
 """A weight from 0 to 1."""
 COMMON_RANGES: Mapping[str, Range] = {
-    "seed": Range(0, MAX_SEED),
+    "seed": Range(0, MAX_SEED, grouped=False),
     "threads": Range(0, machine_threads, why="the CPUs of this machine"),
 }
 """The ranges of the options that both trainers have (a trainer may narrow them)."""
