@@ -48,6 +48,7 @@ RANGES = {
     "score_weight": FRACTION, "score_scale": POSITIVE, "playout_weight": FRACTION,
     "playout_iterations": Range(0, MAX_ITERATIONS), "playouts": Range(1, MAX_PLAYOUTS),
     "root_value_weight": FRACTION, "hidden": Range(1, 65_536), "layers": Range(1, 64),
+    "blocks": Range(1, 256), "channels": Range(1, 4_096),
     "teacher_positions": AT_LEAST_ONE, "teacher_epochs": Range(0, 1_000, above=True),
     "learning_rate": Range(0, 1, above=True), "lr_drop_factor": Range(0, 1, above=True),
     "weight_decay": NOT_NEGATIVE, "value_weight": NOT_NEGATIVE,
@@ -58,6 +59,10 @@ RANGES = {
 """The range of each number option (those of the seed and threads: the shared ones of
 :data:`~patchwork_env.training.checks.COMMON_RANGES`); the replay buffer, the teacher's
 positions, the games and the network are bounded by the machine's memory too."""
+
+
+INFERENCE = ("auto", "local", "service")
+"""The choices of ``--inference``."""
 
 
 class AZRunError(Exception):
@@ -124,11 +129,17 @@ class AZOptions:
     """Weight of the search's value of each position in its value target (the rest is the
     target above: outcome and playouts); forced moves, never searched, keep that target."""
     net: str = "shaped"
-    """Network body: shaped (an MLP with a shape-aware placement head), mlp or stencil."""
+    """Network body: shaped (an MLP with a shape-aware placement head), mlp, stencil or
+    resnet (residual convolutions over the quilts with the shaped placement head, for an
+    accelerator)."""
     hidden: int = 256
-    """Width of the network's hidden layers."""
+    """Width of the network's hidden layers (resnet: of its context vector)."""
     layers: int = 2
-    """Hidden layers of the mlp body."""
+    """Hidden layers of the mlp and shaped bodies."""
+    blocks: int = 4
+    """Residual blocks of the resnet and stencil bodies."""
+    channels: int = 32
+    """Planes (convolution channels) of the resnet and stencil bodies."""
     init: str = ""
     """An az network file to start from (default: fresh weights from the seed); read only
     when the run starts, since a resumed run's network is its checkpoint's."""
@@ -175,6 +186,11 @@ class AZOptions:
     workers: int = 1
     """Self-play processes (each plays its share of the games with one torch thread; 1:
     self-play in the learner's process). The samples depend on this number."""
+    inference: str = "auto"
+    """Where the self-play processes' leaves are evaluated: local (each process with its
+    own copy of the network, on the CPU), service (one inference service in the learner's
+    process evaluates the leaves of all processes together, on --device) or auto (service
+    when --device is not the CPU, else local)."""
     ray_address: str = ""
     """Run the self-play workers (--workers of them) as Ray actors: local (Ray started on
     this machine), auto or HOST:PORT (a running cluster); empty: processes of this
@@ -200,6 +216,9 @@ class AZOptions:
         except ValueError as e:
             raise AZRunError(str(e)) from None
         self.lr_drop_iterations()
+        if self.inference not in INFERENCE:
+            raise AZRunError(f"--inference must be one of {', '.join(INFERENCE)}, got "
+                             f"{self.inference!r}")
         if self.net not in AZ_KINDS:
             raise AZRunError(f"--net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
         try:
@@ -234,7 +253,7 @@ class AZOptions:
         seed."""
         torch.manual_seed(self.seed)
         return AZNet(layout(get_rules(self.rules)).size, kind=self.net, hidden=self.hidden,
-                     layers=self.layers)
+                     layers=self.layers, blocks=self.blocks, channels=self.channels)
 
     def opponents(self) -> list[str]:
         """The evaluation opponents' specs."""

@@ -26,7 +26,7 @@ import torch
 from patchwork_env import GameBatch
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet, build_az_net, make_evaluator
-from patchwork_env.agents.az.search import GumbelSearch
+from patchwork_env.agents.az.search import Evaluator, GumbelSearch
 from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import get_rules
 from patchwork_env.engine.kernels import STATE_DTYPE
@@ -68,23 +68,38 @@ class SelfPlayWorker:
     ``net_config``: the model-file config of the network (``AZNet.config()``); ``config``:
     how it searches; ``parallel_games``: games in flight at once (the batch every network
     call evaluates); ``rules``: the rule preset of the games; ``threads``: torch threads
-    for the network (``None``: leave torch's setting).
+    for the network (``None``: leave torch's setting). Instead of a network config, an
+    ``evaluate`` function (:data:`~patchwork_env.agents.az.search.Evaluator`) that
+    evaluates the leaves elsewhere: a worker of an inference service
+    (:mod:`.inference`) holds no network, and its ``generate`` takes no weights.
     """
 
-    def __init__(self, net_config: dict[str, Any], config: SearchConfig, parallel_games: int,
-                 rules: str = "default", threads: int | None = None) -> None:
+    def __init__(self, net_config: dict[str, Any] | None, config: SearchConfig,
+                 parallel_games: int, rules: str = "default", threads: int | None = None,
+                 evaluate: Evaluator | None = None) -> None:
         if parallel_games < 1:
             raise ValueError(f"parallel_games must be at least 1, got {parallel_games}")
+        if (net_config is None) == (evaluate is None):
+            raise ValueError("a self-play worker needs a network config or an evaluator, "
+                             "not both")
         self.config = config
         self.parallel_games = int(parallel_games)
         self.rules = get_rules(rules)
-        self.net: AZNet = build_az_net(net_config).eval()
+        self.net: AZNet | None = None
+        """The worker's own network; ``None`` where ``evaluate`` evaluates elsewhere (an
+        inference service, :mod:`.inference`)."""
+        if net_config is not None:
+            self.net = build_az_net(net_config).eval()
+            evaluate = make_evaluator(self.net)
         self.threads = threads
         self._search = GumbelSearch(self.parallel_games, config)
-        self._evaluate = make_evaluator(self.net)
+        self._evaluate: Evaluator = evaluate  # type: ignore[assignment]
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
         """Play with these weights from now on (a state dict of the network)."""
+        if self.net is None:
+            raise ValueError("this worker's leaves are evaluated by its evaluator, which "
+                             "holds the weights")
         self.net.load_state_dict(weights)
         self.net.eval()
 

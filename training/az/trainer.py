@@ -39,7 +39,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from patchwork_env.agents.az.net import AZNet, check_weights, load_az_net, save_az_net
+from patchwork_env.agents.az.net import (
+    AZNet,
+    check_weights,
+    load_az_net,
+    make_evaluator,
+    save_az_net,
+)
 from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError
@@ -58,6 +64,7 @@ from patchwork_env.training.az.restore_checks import (
     saved_options,
 )
 from patchwork_env.training.az.selfplay import SelfPlayWorker
+from patchwork_env.training.az.service_pool import ServicePool
 from patchwork_env.training.az.value_targets import (
     bootstrapped_targets,
     mixed_targets,
@@ -87,20 +94,26 @@ def start_net(opts: AZOptions) -> AZNet:
         check_weights(expected, net.state_dict())
     except ValueError as e:
         raise AZRunError(f"--init: {opts.init} does not fit --net {opts.net}, --hidden "
-                         f"{opts.hidden}, --layers {opts.layers} and --rules {opts.rules}: {e}"
-                         ) from None
+                         f"{opts.hidden}, --layers {opts.layers}, --blocks {opts.blocks}, "
+                         f"--channels {opts.channels} and --rules {opts.rules}: {e}") from None
     return net
 
 
-def _self_play(net_config: dict[str, Any], opts: AZOptions
-               ) -> SelfPlayWorker | WorkerPool | RayWorkerPool:
-    """Where self-play runs: Ray actors, worker processes, or this process."""
+def make_self_play(net: AZNet, opts: AZOptions
+                   ) -> SelfPlayWorker | WorkerPool | ServicePool | RayWorkerPool:
+    """Where self-play runs: Ray actors, worker processes (each with its own network, or
+    all sharing an inference service that evaluates with ``net``), or this process."""
     config, games, rules = opts.search_config(), opts.parallel_games, opts.rules
     if opts.ray_address:
-        return RayWorkerPool(net_config, config, opts.workers, games, rules, opts.ray_address)
+        return RayWorkerPool(net.config(), config, opts.workers, games, rules,
+                             opts.ray_address)
+    on_cpu = next(net.parameters()).device.type == "cpu"
+    if opts.inference == "service" or (opts.inference == "auto" and not on_cpu):
+        return ServicePool(make_evaluator(net), config, opts.workers, games, net.obs_size,
+                           rules)
     if opts.workers > 1:
-        return WorkerPool(net_config, config, opts.workers, games, rules)
-    return SelfPlayWorker(net_config, config, games, rules)
+        return WorkerPool(net.config(), config, opts.workers, games, rules)
+    return SelfPlayWorker(net.config(), config, games, rules)
 
 
 class AZRun:
@@ -119,12 +132,12 @@ class AZRun:
         self.warm_started = False
         net = net if net is not None else start_net(opts)
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
-        self.worker = _self_play(net.config(), opts)
+        self.worker = make_self_play(net, opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
 
     def close(self) -> None:
         """Stop the self-play processes, if any."""
-        if isinstance(self.worker, WorkerPool | RayWorkerPool):
+        if isinstance(self.worker, WorkerPool | ServicePool | RayWorkerPool):
             self.worker.close()
 
     # ----- checkpoints -----------------------------------------------------------------
@@ -379,5 +392,5 @@ def describe(row: dict[str, Any], opponents: list[str]) -> str:
     return text
 
 
-__all__ = ["CHECKPOINT", "NET_FILE", "AZRun", "checkpoint_net", "describe", "run_az",
-           "saved_options", "start_net"]
+__all__ = ["CHECKPOINT", "NET_FILE", "AZRun", "checkpoint_net", "describe", "make_self_play",
+           "run_az", "saved_options", "start_net"]
