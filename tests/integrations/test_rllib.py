@@ -68,11 +68,8 @@ def play_through_env(seed: int, rng: np.random.Generator) -> None:
 
 def test_the_env_passes_rllibs_own_check() -> None:
     env = pw.PatchworkMultiAgentEnv()
-    rllib_env_check()(env)
-    # The check steps an env only when it has the space attributes of RLlib's old API
-    # (``_obs_space_in_preferred_format``, ...), which neither this env nor the
-    # MultiAgentEnv of Ray >= 2.40 sets: it warns and returns before any move is played.
-    assert env.illegal_moves == 0
+    rllib_env_check()(env)  # steps a random action: almost surely illegal, which ends it
+    assert env.illegal_moves in (0, 1)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
