@@ -18,7 +18,7 @@ from typing import Any
 
 from patchwork_env.agents.az.config import PLAY
 from patchwork_env.agents.az.net import OBSERVATION_SIZE
-from patchwork_env.data.actions import N_ACTIONS
+from patchwork_env.data.actions import N_ACTIONS, N_CELLS
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.training.ppo.limits import gigabytes, physical_memory
 
@@ -47,16 +47,32 @@ def search_bytes(games: int, simulations: int, top_k: int, max_considered: int) 
     return games * (nodes + edges + GAME_BYTES + 24 * max_considered)
 
 
-def network_bytes(obs_size: int, hidden: int, layers: int) -> int:
+CONV_BODIES = ("resnet", "stencil")
+"""The network bodies whose size is their blocks and channels (the others': layers)."""
+
+
+def network_params(opts: Any, obs_size: int) -> int:
+    """About how many weights the network of ``opts`` has."""
+    params = opts.hidden * (obs_size + N_ACTIONS + 64)
+    if opts.net in CONV_BODIES:
+        convs = 2 * opts.blocks * 9 * opts.channels * opts.channels
+        return params + opts.hidden * (opts.hidden + 2 * opts.blocks * opts.channels) + convs
+    return params + (opts.layers - 1) * opts.hidden * opts.hidden
+
+
+def network_bytes(opts: Any, obs_size: int) -> int:
     """About what the network takes while learning: its weights, their gradients and
     Adam's two moments."""
-    params = hidden * (obs_size + N_ACTIONS + 64) + (layers - 1) * hidden * hidden
-    return 4 * 4 * params
+    return 4 * 4 * network_params(opts, obs_size)
 
 
-def batch_bytes(batch_size: int, obs_size: int, hidden: int, layers: int) -> int:
-    """About what a minibatch takes through the network and back."""
-    return batch_size * (4 * obs_size + 8 * 4 * N_ACTIONS + 12 * hidden * layers)
+def batch_bytes(opts: Any, obs_size: int) -> int:
+    """About what a minibatch takes through the network and back (a convolutional body
+    keeps some eight planes of each block for the backward pass)."""
+    per_sample = 4 * obs_size + 8 * 4 * N_ACTIONS + 12 * opts.hidden * opts.layers
+    if opts.net in CONV_BODIES:
+        per_sample += 8 * 4 * N_CELLS * opts.channels * opts.blocks
+    return opts.batch_size * per_sample
 
 
 def memory_needs(opts: Any, obs_size: int) -> dict[str, tuple[int, str]]:
@@ -80,9 +96,9 @@ def memory_needs(opts: Any, obs_size: int) -> dict[str, tuple[int, str]]:
                                    "--games-per-iteration"),
         "the teacher's positions": (3 * teacher * SAMPLE_BYTES, "--teacher-positions"),
         "the random playouts": (playouts, "--playouts"),
-        "the network": (network_bytes(obs_size, opts.hidden, opts.layers)
-                        + batch_bytes(opts.batch_size, obs_size, opts.hidden, opts.layers),
-                        "--hidden, --layers, --batch-size"),
+        "the network": (network_bytes(opts, obs_size) + batch_bytes(opts, obs_size),
+                        "--hidden, --blocks, --channels, --batch-size"
+                        if opts.net in CONV_BODIES else "--hidden, --layers, --batch-size"),
     }
     return needs
 

@@ -43,6 +43,8 @@ LEGALITY_CHUNK = 4096
 """States whose legal actions are computed at once (a mask is 2026 bytes per state)."""
 BUFFER_KEYS = ("capacity", "added", "states", "offsets", "actions", "probs", "values")
 COUNTERS = ("iteration", "games", "train_s", "wall_s", "warm_started")
+NETWORK_SIZES = ("hidden", "layers", "blocks", "channels")
+"""The options that size the network: a checkpoint's are checked before one is built."""
 
 
 KIND = "az"
@@ -65,7 +67,7 @@ def checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:
     which must be the network its options describe."""
     try:
         opts = AZOptions(**saved_options(saved))
-        check_ranges(opts, {"hidden": RANGES["hidden"], "layers": RANGES["layers"],
+        check_ranges(opts, {**{k: RANGES[k] for k in NETWORK_SIZES},
                             "seed": COMMON_RANGES["seed"]})
         net = opts.network()
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
