@@ -1,7 +1,7 @@
 """The network of the search-guided (AlphaZero-style) agents: an observation in, the 2026
 prior logits and a value in [-1, 1] for the player to move out.
 
-Three bodies (``kind``):
+Four bodies (``kind``):
 
 * ``"mlp"`` (:class:`AZNet`'s default): ``layers`` fully connected ReLU layers of
   ``hidden`` units over the 1189-value observation, a linear policy head and a ``tanh``
@@ -16,10 +16,21 @@ Three bodies (``kind``):
 * ``"stencil"``: the convolutional trunk and shape-aware placement head of
   :class:`.networks.StencilNet` (whose placement logits sum learned per-cell maps over the
   cells a patch would cover), with a ``tanh`` value head on its value features.
+* ``"resnet"``: ``blocks`` residual blocks of ``channels`` 3x3 convolutions over the two
+  quilts, conditioned on the rest of the observation by FiLM (:mod:`.resnet`), with the
+  ``shaped`` body's placement head: its per-cell maps a 1x1 convolution of the trunk's
+  planes, its slot weights, advance and leather logits (and the value) from the planes
+  averaged over the board joined with the context. Built for an accelerator: a CPU
+  evaluates it an order of magnitude or more slower than ``"shaped"``.
+
+:meth:`AZNet.outputs` returns a :class:`NetOutput`: the logits, the value and a dict of
+auxiliary outputs (none yet) that heads added later fill in; ``forward`` returns its first
+two.
 
 A network file is the project's pickle-free policy file (see :mod:`.model_file`): the same
 envelope (``format``, ``version``, ``config``, ``state_dict``, ``sha256``), with the
-config's ``net`` naming ``"az-mlp"``, ``"az-shaped"`` or ``"az-stencil"``.
+config's ``net`` naming ``"az-mlp"``, ``"az-shaped"``, ``"az-stencil"`` or
+``"az-resnet"``.
 :func:`save_az_net` writes one atomically, :func:`load_az_net` reads it back and checks it;
 the ``ppo`` loader refuses such a file with a one-line error, as it is not a MaskablePPO
 policy.
@@ -31,12 +42,13 @@ import itertools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 from torch import nn
 
+from patchwork_env.agents.az.resnet import ResNetTrunk
 from patchwork_env.agents.model_file import ModelFileError, read_policy_file, write_policy_file
 from patchwork_env.agents.stencils import patch_keys, placement_sums, placement_tables, slot_patches
 from patchwork_env.data.actions import N_ACTIONS, N_CELLS, N_SLOTS
@@ -49,14 +61,27 @@ MASKED_LOGIT = -1e9
 """The logit of an illegal action when a mask is given (finite, so that a cross-entropy
 against a target of 0 there stays 0)."""
 NET_PREFIX = "az-"
-AZ_KINDS = ("mlp", "shaped", "stencil")
+AZ_KINDS = ("mlp", "shaped", "stencil", "resnet")
+
+
+class NetOutput(NamedTuple):
+    """What an :class:`AZNet` computes of a batch of observations."""
+
+    logits: torch.Tensor
+    """(N, 2026) prior logits (:data:`MASKED_LOGIT` at illegal actions when masked)."""
+    value: torch.Tensor
+    """(N,) value in [-1, 1] for the player to move."""
+    aux: dict[str, torch.Tensor]
+    """Auxiliary outputs by name (empty for the bodies so far)."""
 
 
 class AZNet(nn.Module):
     """Policy logits and value of an observation (see the module docstring).
 
     ``forward(obs, mask=None) -> (logits (N, 2026), value (N,))``; with a mask, illegal
-    actions get :data:`MASKED_LOGIT`.
+    actions get :data:`MASKED_LOGIT`. ``hidden`` and ``layers`` size the MLP trunk
+    (``resnet``: ``hidden`` the width of its context), ``channels`` and ``blocks`` the
+    convolutional trunks, ``maps`` the learned per-cell maps of the placement heads.
     """
 
     def __init__(self, obs_size: int = OBSERVATION_SIZE, kind: str = "mlp", hidden: int = 256,
@@ -77,6 +102,11 @@ class AZNet(nn.Module):
             self.policy_head = (nn.Linear(hidden, N_ACTIONS) if kind == "mlp"
                                 else ShapedPolicyHead(hidden, maps))
             value_in = hidden
+        elif kind == "resnet":
+            self.trunk = ResNetTrunk(obs_size, hidden, channels, blocks)
+            value_in = self.trunk.pooled_size
+            self.policy_head = ShapedPolicyHead(value_in, maps,
+                                                map_layer=nn.Conv2d(channels, maps, 1))
         else:
             from patchwork_env.agents.ppo.networks import (
                 StencilNet,  # needs sb3-contrib, so only when asked for
@@ -94,6 +124,8 @@ class AZNet(nn.Module):
             heads.append(self.policy_head)
         elif self.kind == "shaped":
             heads += self.policy_head.small_init_layers()
+        elif self.kind == "resnet":
+            heads += self.policy_head.small_init_layers() + self.trunk.small_init_layers()
         else:
             heads += self.trunk.small_init_layers()
         for layer in heads:
@@ -107,36 +139,53 @@ class AZNet(nn.Module):
             kwargs["layers"] = self.layers
         elif self.kind == "shaped":
             kwargs.update(layers=self.layers, maps=self.maps)
-        else:
+        else:  # stencil, resnet
             kwargs.update(channels=self.channels, blocks=self.blocks, maps=self.maps)
         return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
                 "observation_size": self.obs_size, "n_actions": N_ACTIONS}
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def outputs(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> NetOutput:
+        """The logits, the value and the auxiliary outputs of observations ``(N, size)``."""
         if self.kind == "mlp":
             h = self.trunk(obs)
             logits, value_features = self.policy_head(h), h
         elif self.kind == "shaped":
             h = self.trunk(obs)
             logits, value_features = self.policy_head(h, obs), h
+        elif self.kind == "resnet":
+            planes, pooled = self.trunk(obs)
+            logits, value_features = self.policy_head(pooled, obs, planes), pooled
         else:
             logits, value_features = self.trunk(obs)
         value = torch.tanh(self.value_head(value_features)).squeeze(-1)
         if mask is not None:
             logits = logits.masked_fill(~mask, MASKED_LOGIT)
+        return NetOutput(logits, value, {})
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value, _ = self.outputs(obs, mask)
         return logits, value
 
 
 class ShapedPolicyHead(nn.Module):
-    """The ``shaped`` body's policy: placement logits as stencil sums of per-cell maps."""
+    """The placement head of the ``shaped`` and ``resnet`` bodies: placement logits as
+    stencil sums of per-cell maps.
 
-    def __init__(self, hidden: int, maps: int) -> None:
+    ``maps`` learned per-cell maps (and the player's own quilt and the board) are mixed per
+    slot, by weights from a ``hidden``-wide feature vector, into a cover and a touch map
+    that :func:`.stencils.placement_sums` sums over each placement's cells; the slot biases
+    and the advance and leather logits come from the vector too. The learned maps are
+    ``map_layer`` of its input: by default a linear layer of the vector (``shaped``), or
+    for instance a 1x1 convolution of a trunk's planes (``resnet``).
+    """
+
+    def __init__(self, hidden: int, maps: int, map_layer: nn.Module | None = None) -> None:
         super().__init__()
         self.register_buffer("table", torch.as_tensor(placement_tables()), persistent=False)
         self.register_buffer("patch_keys", patch_keys(), persistent=False)
         self.n_maps = maps + 2  # and the player's own quilt and the board itself
-        self.maps = nn.Linear(hidden, maps * N_CELLS)
+        self.maps = nn.Linear(hidden, maps * N_CELLS) if map_layer is None else map_layer
         self.slot_weights = nn.Linear(hidden, 2 * N_SLOTS * self.n_maps)
         self.slot_bias = nn.Linear(hidden, N_SLOTS)
         self.advance = nn.Linear(hidden, 1)
@@ -146,10 +195,15 @@ class ShapedPolicyHead(nn.Module):
         """The layers that start near zero (a near-uniform policy)."""
         return [self.slot_weights, self.slot_bias, self.advance, self.leather]
 
-    def forward(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, obs: torch.Tensor, planes: torch.Tensor | None = None
+                ) -> torch.Tensor:
+        """The (N, 2026) logits of feature vectors ``h`` (N, hidden) of observations
+        ``obs``; the learned maps are ``map_layer`` of ``planes`` where given, else of
+        ``h``."""
         n = h.shape[0]
         own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
-        learned = self.maps(h).view(n, -1, BOARD_SIZE, BOARD_SIZE)
+        learned = self.maps(h if planes is None else planes).reshape(n, -1, BOARD_SIZE,
+                                                                     BOARD_SIZE)
         maps = torch.cat([learned, own, torch.ones_like(own)], dim=1)  # (N, K, 9, 9)
         weights = self.slot_weights(h).view(n, 2, N_SLOTS, self.n_maps)
         cover, touch = torch.einsum("nwsk,nkc->nwsc", weights, maps.flatten(2)).unbind(1)
