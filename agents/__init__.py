@@ -2,8 +2,11 @@
 
 A spec is an agent's name with an optional argument (``mcts:200``, ``ppo:runs/x/best.pt``);
 :data:`SPECS` lists them, each with its builder and the line that describes it (the
-command lines print that table in their ``--help``). :func:`make` builds an agent,
-:func:`make_opponent` an opponent for the single-agent and vector environments.
+command lines print that table in their ``--help``). The spec of an agent that runs a
+network (``az``, ``az-playouts``, ``az-policy``, ``ppo``, ``ppo-sample``) may end with
+``@DEVICE``, where its network runs (``az:runs/x/net.pt:64@cuda:1``; see
+:mod:`.device`). :func:`make` builds an agent, :func:`make_opponent` an opponent for the
+single-agent and vector environments.
 
 >>> from patchwork_env import agents
 >>> agent = agents.make("mcts:200", seed=0)
@@ -20,60 +23,61 @@ from patchwork_env.agents.base import Agent
 from patchwork_env.agents.policy_agent import PolicyAgent
 from patchwork_env.envs.opponents import AgentOpponent, Opponent, RandomOpponent, as_opponent
 
-Builder = Callable[[str | None, int | None], Agent]
-"""``build(argument or None, seed) -> agent``."""
+Builder = Callable[[str | None, int | None, str | None], Agent]
+"""``build(argument or None, seed, device or None) -> agent`` (the device of an agent that
+runs a network, checked by :func:`make`; ``None``: the CPU; ignored by the others)."""
 
 
 class AgentSpecError(ValueError):
     """A spec that names no agent, a bad argument, or a checkpoint that cannot be loaded."""
 
 
-def _random(arg: str | None, seed: int | None) -> Agent:
+def _random(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.random_agent import RandomAgent
 
     return RandomAgent(seed)
 
 
-def _greedy(arg: str | None, seed: int | None) -> Agent:
+def _greedy(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.greedy import GreedyAgent
 
     return GreedyAgent(seed)
 
 
-def _mcts(arg: str | None, seed: int | None) -> Agent:
+def _mcts(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.mcts.agent import MCTSAgent
 
     return MCTSAgent(arg or "400", seed)
 
 
-def _ppo(sample: bool) -> Callable[[str | None, int | None], Agent]:
-    def build(arg: str | None, seed: int | None) -> Agent:
+def _ppo(sample: bool) -> Builder:
+    def build(arg: str | None, seed: int | None, device: str | None) -> Agent:
         from patchwork_env.agents.ppo.agent import PPOAgent
 
-        return PPOAgent(arg, seed, deterministic=not sample)
+        return PPOAgent(arg, seed, deterministic=not sample, device=device or "cpu")
 
     return build
 
 
-def _az(arg: str | None, seed: int | None) -> Agent:
+def _az(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.az.agent import make_az
 
-    return make_az(arg, seed)
+    return make_az(arg, seed, device)
 
 
-def _az_playouts(arg: str | None, seed: int | None) -> Agent:
+def _az_playouts(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.az.agent import make_az_playouts
 
-    return make_az_playouts(arg, seed)
+    return make_az_playouts(arg, seed, device)
 
 
-def _az_policy(arg: str | None, seed: int | None) -> Agent:
+def _az_policy(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.az.agent import make_az_policy
 
-    return make_az_policy(arg, seed)
+    return make_az_policy(arg, seed, device)
 
 
-def _human(arg: str | None, seed: int | None) -> Agent:
+def _human(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.human import HumanAgent
 
     return HumanAgent(seed)
@@ -90,6 +94,8 @@ class AgentSpec(NamedTuple):
     takes_argument: bool
     help: str
     """What the agent does, in one line."""
+    takes_device: bool = False
+    """Whether it runs a network, so that its spec may end with ``@DEVICE``."""
 
 
 SPECS: tuple[AgentSpec, ...] = (
@@ -99,16 +105,17 @@ SPECS: tuple[AgentSpec, ...] = (
     AgentSpec("mcts", "mcts[:N|:Ss]", _mcts, True,
               "UCT tree search: N simulations per move (default 400) or S seconds"),
     AgentSpec("ppo", "ppo[:PATH]", _ppo(sample=False), True,
-              "a trained policy (.pt or .zip; default: the shipped one)"),
+              "a trained policy (.pt or .zip; default: the shipped one)", True),
     AgentSpec("ppo-sample", "ppo-sample[:PATH]", _ppo(sample=True), True,
-              "the same, sampling its moves instead of the likeliest"),
+              "the same, sampling its moves instead of the likeliest", True),
     AgentSpec("az", "az[:PATH][:SIMS]", _az, True,
               "a search-guided network with at most SIMS network evaluations per move "
-              "(default 32; default network: the shipped one)"),
+              "(default 32; default network: the shipped one)", True),
     AgentSpec("az-playouts", "az-playouts[:PATH][:SIMS]", _az_playouts, True,
-              "the same search, each leaf valued by the network and random playouts together"),
+              "the same search, each leaf valued by the network and random playouts together",
+              True),
     AgentSpec("az-policy", "az-policy[:PATH]", _az_policy, True,
-              "the same network without search: its most likely legal move"),
+              "the same network without search: its most likely legal move", True),
     AgentSpec("human", "human", _human, False,
               "a person at the terminal (patchwork-play only)"),
 )
@@ -118,6 +125,23 @@ _BY_NAME = {spec.name: spec for spec in SPECS}
 AGENT_NAMES = tuple(_BY_NAME)
 SPEC_HELP = ", ".join(spec.usage for spec in SPECS)
 """The specs in one line, for error messages."""
+DEVICE_AGENTS = tuple(spec.name for spec in SPECS if spec.takes_device)
+"""The agents that run a network: their specs may end with ``@DEVICE``."""
+
+
+def split_device(spec: str) -> tuple[str, str | None]:
+    """``"az:x.pt:64@cuda:1"`` as ``("az:x.pt:64", "cuda:1")``; ``(spec, None)`` for a spec
+    without a device. The device is what follows the last ``@``, unless that holds a ``/``,
+    ``\\`` or ``.`` (then the ``@`` belongs to a path); an empty one is an
+    :class:`AgentSpecError`."""
+    if not isinstance(spec, str):
+        return spec, None
+    head, sep, device = spec.strip().rpartition("@")
+    if not sep or any(c in device for c in "/\\."):
+        return spec, None
+    if not device:
+        raise AgentSpecError(f"agent spec {spec!r} has an empty device after '@'")
+    return head, device
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
@@ -134,15 +158,28 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     return name, (arg if sep else None)
 
 
-def make(spec: str, seed: int | None = None) -> Agent:
+def make(spec: str, seed: int | None = None, device: str | None = None) -> Agent:
     """Build the agent that ``spec`` names (see :data:`SPECS`), seeded with ``seed``.
 
-    Every problem with the spec (an unknown name, a bad budget, a missing or unreadable
-    checkpoint) raises :class:`AgentSpecError` with a one-line message.
+    An agent that runs a network runs it on the spec's own ``@DEVICE`` if it has one, else
+    on ``device`` (``None``: the CPU); the other agents ignore ``device``. Every problem
+    with the spec (an unknown name, a bad budget, a missing or unreadable checkpoint, a
+    ``@DEVICE`` on an agent without a network, a device this machine lacks) raises
+    :class:`AgentSpecError` with a one-line message.
     """
-    name, arg = parse_spec(spec)
+    rest, own = split_device(spec)
+    name, arg = parse_spec(rest)
+    entry = _BY_NAME[name]
+    if own is not None and not entry.takes_device:
+        raise AgentSpecError(f"agent {name!r} runs no network, so it takes no @DEVICE, got "
+                             f"{spec!r} (only {', '.join(DEVICE_AGENTS)} do)")
+    chosen = own if own is not None else device
     try:
-        return _BY_NAME[name].build(arg, seed)
+        if entry.takes_device and chosen is not None:
+            from patchwork_env.agents.device import resolve_device
+
+            chosen = str(resolve_device(chosen, what="device"))
+        return entry.build(arg, seed, chosen)
     except AgentSpecError:
         raise
     except (ValueError, OSError) as e:
@@ -183,5 +220,6 @@ def make_opponent(opponent: str | Any, seed: int | None = None) -> Opponent:
         raise AgentSpecError(f"opponent {opponent!r}: {e}") from e
 
 
-__all__ = ["AGENT_NAMES", "SPECS", "SPEC_HELP", "Agent", "AgentSpec", "AgentSpecError",
-           "PolicyAgent", "RegistryOpponent", "make", "make_opponent", "parse_spec"]
+__all__ = ["AGENT_NAMES", "DEVICE_AGENTS", "SPECS", "SPEC_HELP", "Agent", "AgentSpec",
+           "AgentSpecError", "PolicyAgent", "RegistryOpponent", "make", "make_opponent",
+           "parse_spec", "split_device"]

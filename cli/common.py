@@ -11,7 +11,8 @@ import sys
 import textwrap
 from typing import NoReturn
 
-from patchwork_env.agents import SPECS, Agent, AgentSpecError, make
+from patchwork_env.agents import DEVICE_AGENTS, SPECS, Agent, AgentSpecError, make
+from patchwork_env.agents.device import DEVICE_CHOICES
 from patchwork_env.data.rules import PRESETS
 from patchwork_env.training.cli import ArgumentParser
 
@@ -32,10 +33,24 @@ def check_rules(name: str) -> str:
     return name
 
 
-def build_agent(spec: str, seed: int | None) -> Agent:
-    """``agents.make(spec, seed)``, or a one-line exit naming what is wrong with ``spec``."""
+def check_device(name: str) -> str:
+    """``name`` if this machine has that device (``cpu`` always), else a one-line exit naming
+    it and the choices (:func:`~patchwork_env.agents.device.resolve_device`)."""
+    if name != "cpu":  # the check imports torch, which the CPU needs not
+        from patchwork_env.agents.device import DeviceError, resolve_device
+
+        try:
+            resolve_device(name)
+        except DeviceError as e:
+            fail(str(e))
+    return name
+
+
+def build_agent(spec: str, seed: int | None, device: str | None = None) -> Agent:
+    """``agents.make(spec, seed, device)``, or a one-line exit naming what is wrong with
+    ``spec``."""
     try:
-        return make(spec, seed)
+        return make(spec, seed, device)
     except AgentSpecError as e:
         fail(str(e))
 
@@ -48,6 +63,12 @@ def specs_help() -> str:
     for spec in SPECS:
         lines += textwrap.wrap(spec.help, HELP_WIDTH, initial_indent=f"  {spec.usage:<{width}}  ",
                                subsequent_indent=" " * (width + 4))
+    networks = f"{', '.join(DEVICE_AGENTS[:-1])} and {DEVICE_AGENTS[-1]}"
+    lines += textwrap.wrap(f"the specs of {networks} may end with @DEVICE, where the network "
+                           f"runs: {DEVICE_CHOICES} (az:64@cuda:1; default: the CPU, or the "
+                           "program's --device)", HELP_WIDTH,
+                           initial_indent=f"  {'AGENT@DEVICE':<{width}}  ",
+                           subsequent_indent=" " * (width + 4))
     lines.append("rules presets (--rules):")
     for name, rules in PRESETS.items():
         spaces = ", ".join(map(str, rules.leather_positions))
@@ -55,4 +76,5 @@ def specs_help() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["ArgumentParser", "build_agent", "check_rules", "fail", "specs_help"]
+__all__ = ["ArgumentParser", "build_agent", "check_device", "check_rules", "fail",
+           "specs_help"]

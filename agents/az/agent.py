@@ -12,7 +12,10 @@
 * ``az-policy[:PATH]``: the raw network, no search: its legal action of highest logit.
 
 Without ``PATH`` all three play the network shipped with the package, :data:`DEFAULT_MODEL`
-(``models/az.pt``; ``az:64`` is that network with 64 evaluations per move).
+(``models/az.pt``; ``az:64`` is that network with 64 evaluations per move). Each runs its
+network on a device (:mod:`~patchwork_env.agents.device`; the CPU unless told otherwise)
+in a precision (``fp32`` unless told otherwise); its moves come from float32 results
+either way.
 """
 
 from __future__ import annotations
@@ -79,21 +82,25 @@ class AZAgent(Agent):
     ``evaluations - 1`` simulations). ``config``: how it searches (default
     :data:`~.config.PLAY`: no noise, so deterministic), with keyword ``changes`` to some
     of its settings (``leaf_playouts=4``); its ``simulations`` is set from
-    ``evaluations``. The playouts' seeds come from the agent's generator.
+    ``evaluations``. The playouts' seeds come from the agent's generator. ``device`` and
+    ``precision``: where and how the network runs (:func:`~.net.make_evaluator`; a
+    network given as an object is moved there; ``device=None``: a file's network on the
+    CPU, an object's where it is).
     """
 
     def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
                  seed: int | None = None, spec: str | None = None,
-                 config: SearchConfig = PLAY, **changes: Any) -> None:
+                 config: SearchConfig = PLAY, device: str | torch.device | None = None,
+                 precision: str = "fp32", **changes: Any) -> None:
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self._evaluate = make_evaluator(self.net, device, precision)
         self.evaluations = int(evaluations)
         if self.evaluations < 1:
             raise ValueError(f"an az agent needs at least 1 network evaluation per move, got "
                              f"{evaluations}")
         self.config = config.replace(simulations=self.evaluations - 1, **changes)
         self.spec = spec or f"az:{self.evaluations}"
-        self._evaluate = make_evaluator(self.net)
         self._search: GumbelSearch | None = None
         self.last_stats = None
         """The :class:`~.search.SearchStats` of the latest call (for benchmarks)."""
@@ -117,12 +124,14 @@ class AZAgent(Agent):
 class AZPolicyAgent(Agent):
     """A network played without search: its legal action of highest logit (chosen by
     :func:`~patchwork_env.agents.policy_agent.masked_actions`, as every learned player's
-    move is)."""
+    move is); ``device`` and ``precision`` as :class:`AZAgent` has them."""
 
     def __init__(self, net: AZNet | str | Path, seed: int | None = None,
-                 spec: str | None = None) -> None:
+                 spec: str | None = None, device: str | torch.device | None = None,
+                 precision: str = "fp32") -> None:
         super().__init__(seed)
         self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self._evaluate = make_evaluator(self.net, device, precision)
         self.spec = spec or "az-policy"
 
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
@@ -133,25 +142,27 @@ class AZPolicyAgent(Agent):
         sub = batch[rows]
         obs = observe(sub.state, sub.rules)
         masks = sub.legal_mask()
-        with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
-        return masked_actions(logits.numpy(), masks)
+        logits, _ = self._evaluate(obs, masks)  # unmasked: masked_actions masks them
+        return masked_actions(logits, masks)
 
 
-def make_az(arg: str | None, seed: int | None) -> Agent:
-    """The registry's ``az[:PATH][:SIMS]``."""
+def make_az(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
+    """The registry's ``az[:PATH][:SIMS]``, its network on ``device`` (``None``: the
+    CPU)."""
     path, evaluations = parse_az_arg(arg)
-    return AZAgent(path, evaluations, seed, spec="az" if arg is None else f"az:{arg}")
+    return AZAgent(load_az_net(path, device), evaluations, seed,
+                   spec="az" if arg is None else f"az:{arg}")
 
 
-def make_az_playouts(arg: str | None, seed: int | None) -> Agent:
-    """The registry's ``az-playouts[:PATH][:SIMS]``."""
+def make_az_playouts(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
+    """The registry's ``az-playouts[:PATH][:SIMS]``, its network on ``device``."""
     path, evaluations = parse_az_arg(arg, "az-playouts")
-    return AZAgent(path, evaluations, seed, leaf_playouts=LEAF_PLAYOUTS,
+    return AZAgent(load_az_net(path, device), evaluations, seed, leaf_playouts=LEAF_PLAYOUTS,
                    spec="az-playouts" if arg is None else f"az-playouts:{arg}")
 
 
-def make_az_policy(arg: str | None, seed: int | None) -> Agent:
-    """The registry's ``az-policy[:PATH]``."""
+def make_az_policy(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
+    """The registry's ``az-policy[:PATH]``, its network on ``device``."""
     path, _ = parse_az_arg(arg, "az-policy", budget=False)
-    return AZPolicyAgent(path, seed, spec="az-policy" if arg is None else f"az-policy:{arg}")
+    return AZPolicyAgent(load_az_net(path, device), seed,
+                         spec="az-policy" if arg is None else f"az-policy:{arg}")

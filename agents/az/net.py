@@ -49,6 +49,7 @@ import torch
 from torch import nn
 
 from patchwork_env.agents.az.resnet import ResNetTrunk
+from patchwork_env.agents.device import Uploader, autocast, check_precision, resolve_device
 from patchwork_env.agents.model_file import ModelFileError, read_policy_file, write_policy_file
 from patchwork_env.agents.stencils import patch_keys, placement_sums, placement_tables, slot_patches
 from patchwork_env.data.actions import N_ACTIONS, N_CELLS, N_SLOTS
@@ -256,12 +257,17 @@ def save_az_net(net: AZNet, path: str | os.PathLike[str]) -> Path:
     return write_policy_file(path, net.config(), net.state_dict())
 
 
-def load_az_net(path: str | os.PathLike[str]) -> AZNet:
-    """The network saved at ``path``, in evaluation mode on the CPU.
+def load_az_net(path: str | os.PathLike[str], device: str | torch.device | None = None
+                ) -> AZNet:
+    """The network saved at ``path``, in evaluation mode: read on the CPU (whatever device
+    it was trained on), then moved to ``device`` (``None``: left on the CPU; a name as
+    :func:`~patchwork_env.agents.device.resolve_device` takes it).
 
     ``FileNotFoundError`` if there is no such file; :class:`~.model_file.ModelFileError`
-    (one line, naming the file) if it is damaged or holds no az network.
+    (one line, naming the file) if it is damaged or holds no az network;
+    :class:`~patchwork_env.agents.device.DeviceError` for a device this machine lacks.
     """
+    target = None if device is None else resolve_device(device)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
@@ -276,19 +282,32 @@ def load_az_net(path: str | os.PathLike[str]) -> AZNet:
     if not all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point()):
         raise ModelFileError(f"cannot load {path} as an az network: some weights are NaN "
                              "or infinite")
-    return net.eval()
+    return (net if target is None else net.to(target)).eval()
 
 
-def make_evaluator(net: AZNet) -> Callable[[np.ndarray, np.ndarray],
-                                           tuple[np.ndarray, np.ndarray]]:
+def make_evaluator(net: AZNet, device: str | torch.device | None = None,
+                   precision: str = "fp32") -> Callable[[np.ndarray, np.ndarray],
+                                                        tuple[np.ndarray, np.ndarray]]:
     """The search's ``evaluate(observations, masks) -> (logits, values)`` for ``net``.
 
-    The logits come back unmasked: the search reads them at legal actions only.
+    ``device``: where the network runs; it is moved there (in place) first (``None``:
+    where it is). The observations go to that device (through pinned memory on CUDA), the
+    forward pass runs in ``precision`` (:data:`~patchwork_env.agents.device.PRECISIONS`)
+    and the results come back as float32 numpy arrays. The logits come back unmasked: the
+    search reads them at legal actions only. A device or precision this machine cannot run
+    is a :class:`~patchwork_env.agents.device.DeviceError`.
     """
+    where = next(net.parameters()).device if device is None else resolve_device(device)
+    check_precision(precision, where)
+    net.to(where)
+    upload = Uploader(where)
+    as_is = where.type == "cpu" and precision == "fp32"  # numpy views of the results
 
     def evaluate(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with torch.inference_mode():
-            logits, values = net(torch.from_numpy(obs))
-        return logits.numpy(), values.numpy()
+        with torch.inference_mode(), autocast(where, precision):
+            logits, values = net(upload(obs))
+        if as_is:
+            return logits.numpy(), values.numpy()
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     return evaluate

@@ -28,23 +28,25 @@ class PPOAgent(PolicyAgent):
     """Plays a saved policy: its most likely legal move, or one sampled from it."""
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
-                 deterministic: bool = True) -> None:
+                 deterministic: bool = True, device: str = "cpu") -> None:
         self.path = Path(path) if path is not None else DEFAULT_MODEL
         name = "ppo" if deterministic else "ppo-sample"
-        super().__init__(load_model(self.path, default=path is None), seed, deterministic,
-                         spec=name if path is None else f"{name}:{path}")
+        super().__init__(load_model(self.path, default=path is None, device=device), seed,
+                         deterministic, spec=name if path is None else f"{name}:{path}")
 
 
-def load_model(path: str | Path, default: bool = False) -> MaskableActorCriticPolicy:
-    """The policy saved at ``path``, on the CPU; ``FileNotFoundError`` / ``ValueError`` with
-    a one-line reason if it is missing, unreadable or built for other observations."""
+def load_model(path: str | Path, default: bool = False, device: str = "cpu"
+               ) -> MaskableActorCriticPolicy:
+    """The policy saved at ``path``, on ``device`` (a device this machine has, see
+    :mod:`~patchwork_env.agents.device`); ``FileNotFoundError`` / ``ValueError`` with a
+    one-line reason if it is missing, unreadable or built for other observations."""
     from patchwork_env.agents.model_file import load_policy
 
     path = Path(path)
     if default and not path.is_file():
         raise FileNotFoundError(f"no model file at {path} (no model has been shipped yet: "
                                 "pass ppo:PATH)")
-    policy = load_policy(path)
+    policy = load_policy(path, device)
     expected = layout(get_rules("default")).space.shape
     if policy.observation_space.shape != expected:
         raise ValueError(f"{path} was trained on observations of shape "
