@@ -1,7 +1,7 @@
 """Tournaments between agents: paired games, win rates, Elo ratings and plots.
 
     python evaluate.py [AGENT ...] [--games N] [--seed S] [--rules PRESET] [--jobs J]
-                       [--out DIR [--overwrite]]
+                       [--device DEVICE] [--out DIR [--overwrite]]
 
 Every pair of agents plays ``N`` games: ``N / 2`` setups (circle and first player), each
 played twice with the seats swapped. With no AGENT the default tournament runs
@@ -10,7 +10,10 @@ exist.
 Agents are registry specs (listed by ``--help``), e.g. ``greedy``, ``mcts:400``,
 ``mcts:1s``, ``ppo:runs/x/best.pt``.
 Games run in ``J`` processes, one core each (default: every core available); the results
-do not depend on ``J`` except for agents on a time budget.
+do not depend on ``J`` except for agents on a time budget. The agents that run a network
+(``az``, ``az-playouts``, ``az-policy``, ``ppo``, ``ppo-sample``) run it on ``--device``
+(default ``cpu``, so that the results do not depend on the machine), or on their spec's
+own ``@DEVICE`` (``az:64@cuda``); a device this machine lacks is refused before any game.
 
 Printed: a table with one row per pairing (games, wins, win rate with its Wilson 95%
 interval, mean scores, mean score difference) and the ranking by Elo. Written to a new
@@ -23,7 +26,7 @@ leaves nothing behind. The folder holds:
 
 ``results.json``
     ``{"agents": [spec, ...],
-    "settings": {"games", "seed", "rules", "jobs", "anchor", "runtime_s"},
+    "settings": {"games", "seed", "rules", "jobs", "device", "anchor", "runtime_s"},
     "pairings": [{"a", "b", "games", "wins_a", "wins_b", "win_rate_a", "ci_a": [lo, hi],
     "mean_score_a", "mean_score_b", "mean_diff"}, ...],
     "elo": {spec: {"rating", "ci": [lo, hi]}, ...}}`` — win rates and intervals are
@@ -60,7 +63,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
-from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules, fail, specs_help
+from patchwork_env.cli.common import (
+    ArgumentParser,
+    build_agent,
+    check_device,
+    check_rules,
+    fail,
+    specs_help,
+)
 from patchwork_env.evaluation.report import (
     pairings_table,
     plot_elo,
@@ -150,6 +160,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, metavar="J", default=available_cores(),
                         help="processes playing games (default: all available cores, "
                         f"here {available_cores()})")
+    parser.add_argument("--device", default="cpu", metavar="DEVICE",
+                        help="where the agents that run a network run it: auto, cpu, cuda, "
+                        "cuda:N or mps (default: cpu); an agent's own @DEVICE wins")
     args = parser.parse_args(argv)
     if not 2 <= args.games <= MAX_GAMES or args.games % 2:
         fail(f"--games must be a positive even number (games are paired) of at most "
@@ -159,13 +172,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.seed < 0:
         fail(f"--seed must be non-negative, got {args.seed}")
     check_rules(args.rules)
+    check_device(args.device)
     args.agents = args.agents or default_agents()
     if len(args.agents) < 2:
         fail("a tournament needs at least two agents")
     if len(set(args.agents)) < len(args.agents):
         fail(f"each agent may appear once, got {' '.join(args.agents)}")
     for spec in args.agents:
-        if build_agent(spec, args.seed).spec == "human":  # a bad spec stops here too
+        if build_agent(spec, args.seed, args.device).spec == "human":  # a bad spec stops here too
             fail("human cannot play in a tournament: use patchwork-play")
     if args.out is None and args.overwrite:
         fail("--overwrite replaces the results in --out DIR: give --out too")
@@ -199,7 +213,8 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
     try:
         with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
             pairings, records = round_robin(specs, args.games, args.seed, args.rules,
-                                            args.jobs, lambda task, recs: bar.update(len(recs)))
+                                            args.jobs, lambda task, recs: bar.update(len(recs)),
+                                            device=args.device)
     except KeyboardInterrupt:
         print("evaluate.py: interrupted: no results written", file=sys.stderr)
         return 130
@@ -207,7 +222,7 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
     anchor = "random" if "random" in specs else specs[0]
     elo = elo_table(specs, pairings, anchor, seed=args.seed)
     settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
-                "anchor": anchor, "runtime_s": round(runtime, 1)}
+                "device": args.device, "anchor": anchor, "runtime_s": round(runtime, 1)}
     try:
         with together():  # all four files, or none of them
             write_json(out / "results.json", specs, pairings, elo, settings)

@@ -6,7 +6,8 @@ cut into tasks of :data:`TASK_SEEDS` seeds (:data:`BATCHED_TASK_SEEDS` where an 
 searches its games in one batch) whose agents are seeded from the tournament
 seed, the pairing and the task, so the results do not depend on how many processes run
 them or in which order (except for agents on a time budget, which search as far as their
-clock allows).
+clock allows). Every process builds the agents that run a network on the tournament's
+device (the CPU unless told otherwise; a spec's own ``@DEVICE`` wins).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from patchwork_env.agents import make
+from patchwork_env.agents import make, split_device
 from patchwork_env.evaluation.arena import GameRecord, play_match
 from patchwork_env.evaluation.ratings import bootstrap_elo, fit_elo, wilson_interval
 
@@ -31,7 +32,7 @@ BATCHED_KINDS = ("az", "az-playouts", "az-policy")
 
 def task_seeds(a: str, b: str) -> int:
     """Setups per task of the pairing of the specs ``a`` and ``b``."""
-    batched = any(spec.split(":")[0] in BATCHED_KINDS for spec in (a, b))
+    batched = any(split_device(spec)[0].split(":")[0] in BATCHED_KINDS for spec in (a, b))
     return BATCHED_TASK_SEEDS if batched else TASK_SEEDS
 MAX_GAMES = 1_000_000
 """Most games per pairing a tournament or a training evaluation plays: every game's moves
@@ -50,6 +51,8 @@ class Task:
     seeds: tuple[int, ...]
     agent_seeds: tuple[int, int]
     rules: str
+    device: str = "cpu"
+    """Where the agents that run a network run it (unless their spec says)."""
 
 
 @dataclass
@@ -74,8 +77,10 @@ def setup_seeds(seed: int, games: int) -> list[int]:
     return np.random.default_rng(seed).integers(0, 2**31, size=games // 2).tolist()
 
 
-def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str) -> list[Task]:
-    """Every task of a round robin among ``specs``, ``games`` games per pairing."""
+def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str,
+               device: str = "cpu") -> list[Task]:
+    """Every task of a round robin among ``specs``, ``games`` games per pairing, its
+    network agents on ``device``."""
     seeds = setup_seeds(seed, games)
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     tasks = []
@@ -85,14 +90,14 @@ def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str) -> list[
             entropy = np.random.SeedSequence([seed, p, start]).generate_state(2)
             chunk = tuple(seeds[start : start + size])
             tasks.append(Task(len(tasks), p, specs[i], specs[j], chunk,
-                              (int(entropy[0]), int(entropy[1])), rules))
+                              (int(entropy[0]), int(entropy[1])), rules, device))
     return tasks
 
 
 def run_task(task: Task) -> tuple[Task, list[GameRecord]]:
     """Play one task's games."""
-    a = make(task.a, task.agent_seeds[0])
-    b = make(task.b, task.agent_seeds[1])
+    a = make(task.a, task.agent_seeds[0], device=task.device)
+    b = make(task.b, task.agent_seeds[1], device=task.device)
     return task, play_match(a, b, task.seeds, task.rules)
 
 
@@ -143,9 +148,10 @@ def elo_table(specs: Sequence[str], pairings: Sequence[Pairing], anchor: str,
 
 def round_robin(specs: Sequence[str], games: int, seed: int, rules: str, jobs: int = 1,
                 on_task_done: Callable[[Task, list[GameRecord]], None] | None = None,
-                ) -> tuple[list[Pairing], dict[int, list[GameRecord]]]:
-    """Play the tournament; the pairings in order and every pairing's records by seed."""
-    tasks = make_tasks(specs, games, seed, rules)
+                device: str = "cpu") -> tuple[list[Pairing], dict[int, list[GameRecord]]]:
+    """Play the tournament (the agents that run a network on ``device``); the pairings in
+    order and every pairing's records by seed."""
+    tasks = make_tasks(specs, games, seed, rules, device)
     results: list[list[GameRecord]] = [[] for _ in tasks]
     for task, records in run_tasks(tasks, jobs):
         results[task.index] = records
