@@ -67,13 +67,17 @@ class Options:
     folder that holds another run is refused unless --overwrite is given."""
     resume: str = ""
     """Continue the run saved in this folder; its options apply, except --total-steps,
-    --threads and the logging flags when given. Refused when the run has already reached
-    --total-steps (pass a larger one to train on)."""
+    --threads, --device and the logging flags when given. Refused when the run has already
+    reached --total-steps (pass a larger one to train on)."""
     overwrite: bool = False
     """Let a new run replace the run in --run-dir: its files are deleted when the new run's
     warm start is done."""
     threads: int = 2
     """CPU threads for the network (torch.set_num_threads)."""
+    device: str = "auto"
+    """Where the network learns and plays: auto (CUDA where this machine has it, else MPS,
+    else the CPU), cpu, cuda, cuda:N or mps. A resumed run takes this flag's, not its
+    checkpoint's (which holds CPU copies)."""
     n_envs: int = 64
     """Games played at once."""
     n_steps: int = 64
@@ -180,6 +184,9 @@ class Options:
             if getattr(self, name) > MAX_GAMES:
                 raise ValueError(f"--{flag(name)} must be at most {MAX_GAMES:,}, "
                                  f"got {getattr(self, name)}")
+        from patchwork_env.agents.device import resolve_device
+
+        resolve_device(self.device)  # a DeviceError (a ValueError) for one this machine lacks
         if self.resume and self.overwrite:
             raise ValueError("--overwrite starts a new run and --resume continues one: "
                              "pass one of them")

@@ -15,6 +15,7 @@ package is installed) and as a ``MaskablePPO`` zip for SB3's own tools.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 from pathlib import Path
@@ -36,12 +37,28 @@ class CheckpointError(Exception):
     """A checkpoint that is missing, damaged or made for another setup."""
 
 
+def on_cpu(value: Any) -> Any:
+    """``value`` with every tensor in it (in dicts, lists and tuples) copied to the CPU
+    where it is on another device."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):  # a shallow copy keeps a state dict's type and _metadata
+        copied = copy.copy(value)
+        for key, item in value.items():
+            copied[key] = on_cpu(item)
+        return copied
+    if isinstance(value, list | tuple):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
     """Write ``state`` (tensors, numbers, strings and containers of them) to ``path``,
-    atomically; :class:`~patchwork_env.files.atomic.WriteError` if it cannot be written."""
+    atomically, its tensors as CPU copies (a run trained on a GPU resumes anywhere);
+    :class:`~patchwork_env.files.atomic.WriteError` if it cannot be written."""
     path = Path(path)
     buf = io.BytesIO()
-    torch.save({"format_version": FORMAT_VERSION, **state}, buf)
+    torch.save({"format_version": FORMAT_VERSION, **on_cpu(state)}, buf)
     payload = buf.getvalue()
     write_bytes(path, MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
 

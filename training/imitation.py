@@ -120,9 +120,9 @@ def imitate(policy: MaskableActorCriticPolicy, demos: Demonstrations, epochs: in
     saved_rates = [group["lr"] for group in policy.optimizer.param_groups]
     for group in policy.optimizer.param_groups:
         group["lr"] = learning_rate
-    obs = torch.as_tensor(demos.obs)
-    actions = torch.as_tensor(demos.actions)
-    returns = torch.as_tensor(demos.returns)
+    obs = torch.as_tensor(demos.obs, device=policy.device)
+    actions = torch.as_tensor(demos.actions, device=policy.device)
+    returns = torch.as_tensor(demos.returns, device=policy.device)
     policy.set_training_mode(True)
     stats: dict[str, list[float]] = {}
     n_batches = max(1, len(demos) // batch_size)

@@ -43,9 +43,9 @@ class Snapshot:
 
 def clone_policy(policy: MaskableActorCriticPolicy,
                  weights: dict[str, torch.Tensor] | None = None) -> MaskableActorCriticPolicy:
-    """A frozen policy of ``policy``'s class and settings, with its weights or ``weights``
-    (and no optimiser state)."""
-    copy = type(policy)(**policy._get_constructor_parameters())
+    """A frozen policy of ``policy``'s class and settings on its device, with its weights or
+    ``weights`` (and no optimiser state)."""
+    copy = type(policy)(**policy._get_constructor_parameters()).to(policy.device)
     copy.load_state_dict(policy.state_dict() if weights is None else weights)
     copy.set_training_mode(False)
     copy.requires_grad_(False)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from sb3_contrib import MaskablePPO
 
+from patchwork_env.agents.device import resolve_device
 from patchwork_env.agents.model_file import load_policy, policy_config
 from patchwork_env.agents.ppo.networks import NETS, FastMaskablePolicy, PatchworkPolicy
 from patchwork_env.training.checkpoint import CheckpointError, export_policy, save_checkpoint
@@ -24,7 +25,7 @@ from patchwork_env.training.run_folder import CHECKPOINT
 
 
 def build_model(opts: Any, env: SelfPlayVecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO learner for ``opts`` (seeded)."""
+    """A fresh MaskablePPO learner for ``opts`` (seeded), on ``opts.device``."""
     if opts.net in NETS:
         policy: Any = PatchworkPolicy
         policy_kwargs: dict[str, Any] = {"net_kwargs": {"kind": opts.net,
@@ -37,7 +38,8 @@ def build_model(opts: Any, env: SelfPlayVecEnv) -> MaskablePPO:
                        batch_size=opts.batch_size, n_epochs=opts.n_epochs, gamma=opts.gamma,
                        gae_lambda=opts.gae_lambda, clip_range=opts.clip_range,
                        ent_coef=opts.ent_coef, vf_coef=opts.vf_coef,
-                       policy_kwargs=policy_kwargs, seed=opts.seed, device="cpu", verbose=0)
+                       policy_kwargs=policy_kwargs, seed=opts.seed,
+                       device=resolve_device(opts.device), verbose=0)
 
 
 def make_pool(opts: Any) -> OpponentPool:

@@ -33,11 +33,12 @@ from patchwork_env.training.ppo.callback import Trainer, end_step
 from patchwork_env.training.ppo.run import Run
 from patchwork_env.training.run_folder import CHECKPOINT, claim_run, clear
 
-RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "progress", "plot")
+RESUMABLE = ("total_steps", "resume", "run_dir", "threads", "device", "progress", "plot")
 """Options a resumed run may change; the others must match the checkpoint's."""
-COMMAND_ONLY = {"overwrite": False}
-"""Options that only say how a run starts: a checkpoint written before they existed may
-lack them."""
+COMMAND_ONLY = {"overwrite": False, "device": "auto"}
+"""Options that say how a run starts or where it computes, not what it learns: a resumed
+run takes them from its command line (their defaults where not given), and a checkpoint
+written before they existed may lack them."""
 
 
 def resumed_options(opts: Any, given: set[str], saved: dict[str, Any]) -> Any:
