@@ -8,6 +8,10 @@ mixed in early iterations with random-playout estimates and, if the run asks, wi
 search's value of the position (see :mod:`.value_targets` and the trainer's
 ``playout_weight`` and ``root_value_weight``). The optimiser is Adam with
 decoupled weight decay (AdamW).
+
+The learner trains where its network is (a GPU, say): each minibatch is moved there, the
+forward pass runs in the run's precision (:mod:`~patchwork_env.agents.device`; ``fp16``
+with a loss scale against underflow) and the losses in float32.
 """
 
 from __future__ import annotations
@@ -17,16 +21,24 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from patchwork_env.agents.az.net import AZNet
+from patchwork_env.agents.az.net import MASKED_LOGIT, AZNet
+from patchwork_env.agents.device import autocast, check_precision
 from patchwork_env.training.az.buffer import TrainingBatch
 
 
 class Learner:
-    """A network and its optimiser."""
+    """A network and its optimiser, training on the network's device in ``precision``
+    (``fp32``, ``bf16`` or ``fp16``: :data:`~patchwork_env.agents.device.PRECISIONS`;
+    :class:`~patchwork_env.agents.device.DeviceError` for one the device cannot run)."""
 
     def __init__(self, net: AZNet, learning_rate: float = 1e-3, weight_decay: float = 1e-4,
-                 value_weight: float = 1.0, max_grad_norm: float = 5.0) -> None:
+                 value_weight: float = 1.0, max_grad_norm: float = 5.0,
+                 precision: str = "fp32") -> None:
         self.net = net
+        self.device = next(net.parameters()).device
+        self.precision = check_precision(precision, self.device)
+        self.scaler = torch.amp.GradScaler(self.device.type) if precision == "fp16" else None
+        """The loss scale of ``fp16`` (restarted by a resumed run)."""
         self.value_weight = value_weight
         self.max_grad_norm = max_grad_norm
         self.optimizer = torch.optim.AdamW(net.parameters(), lr=learning_rate,
@@ -41,11 +53,17 @@ class Learner:
     def losses(self, batch: TrainingBatch) -> dict[str, torch.Tensor]:
         """``policy`` (cross-entropy to the targets), ``value`` (squared error), ``total``
         and, for the record, ``target_entropy`` (the loss's floor)."""
-        logits, values = self.net(batch.observations, batch.masks)
-        log_p = F.log_softmax(logits, dim=1).gather(1, batch.target_index)
-        policy = -(batch.target_probs * log_p).sum(1).mean()
-        value = F.mse_loss(values, batch.values)
-        probs = batch.target_probs
+        obs, masks, index, probs, targets = (
+            t.to(self.device, non_blocking=True) for t in (
+                batch.observations, batch.masks, batch.target_index, batch.target_probs,
+                batch.values))
+        with autocast(self.device, self.precision):
+            logits, values = self.net(obs)
+        # masked in float32: fp16 has no room for MASKED_LOGIT
+        logits = logits.float().masked_fill(~masks, MASKED_LOGIT)
+        log_p = F.log_softmax(logits, dim=1).gather(1, index)
+        policy = -(probs * log_p).sum(1).mean()
+        value = F.mse_loss(values.float(), targets)
         entropy = -(probs * torch.log(probs.clamp_min(1e-12))).sum(1).mean()
         return {"policy": policy, "value": value,
                 "total": policy + self.value_weight * value, "target_entropy": entropy}
@@ -55,20 +73,29 @@ class Learner:
         self.net.train()
         loss = self.losses(batch)
         self.optimizer.zero_grad(set_to_none=True)
-        loss["total"].backward()
-        torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.max_grad_norm)
-        self.optimizer.step()
+        if self.scaler is None:
+            loss["total"].backward()
+            torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.max_grad_norm)
+            self.optimizer.step()
+        else:  # fp16: a scaled loss, the gradients unscaled before clipping
+            self.scaler.scale(loss["total"]).backward()
+            self.scaler.unscale_(self.optimizer)
+            torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.max_grad_norm)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
         self.net.eval()
         self.steps += 1
         return {k: float(v.detach()) for k, v in loss.items()}
 
     def state_dict(self) -> dict[str, Any]:
-        """The network's and the optimiser's state and the step count."""
+        """The network's and the optimiser's state and the step count (on the network's
+        device: the checkpoint keeps CPU copies)."""
         return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "steps": self.steps}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` saved."""
+        """Restore what :meth:`state_dict` saved, on whatever device (the weights and the
+        optimiser's moments are copied to the network's device)."""
         self.net.load_state_dict(state["net"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.steps = int(state["steps"])

@@ -50,10 +50,11 @@ NETWORK_SIZES = ("hidden", "layers", "blocks", "channels")
 KIND = "az"
 RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
                      "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init",
-                     "lr_drops")
+                     "lr_drops", "device", "precision")
 """Options a resumed run may change; any other difference from the checkpoint is refused.
 (``init`` is read only when a run starts: a resumed run's network is its checkpoint's;
-``lr_drops`` only at iterations still to train.)"""
+``lr_drops`` only at iterations still to train; ``device`` and ``precision`` say where and
+how the run computes, and its checkpoint holds CPU copies.)"""
 
 
 def saved_options(saved: dict[str, Any]) -> dict[str, Any]:
