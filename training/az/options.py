@@ -17,6 +17,7 @@ from patchwork_env import agents
 from patchwork_env.agents.az.agent import MAX_EVALUATIONS
 from patchwork_env.agents.az.config import TRAINING, SearchConfig
 from patchwork_env.agents.az.net import AZ_KINDS, AZNet
+from patchwork_env.agents.device import DeviceError, check_precision, resolve_device
 from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import get_rules
 from patchwork_env.evaluation.tournament import MAX_GAMES
@@ -183,6 +184,13 @@ class AZOptions:
     """Seeds the network, the games, the search's noise and the minibatches."""
     threads: int = 0
     """CPU threads for torch and numba (0: leave their defaults)."""
+    device: str = "auto"
+    """Where the learner and this process's self-play network run: auto (CUDA where this
+    machine has it, else MPS, else the CPU), cpu, cuda, cuda:N or mps. A resumed run may
+    change it: its checkpoint holds CPU copies."""
+    precision: str = "fp32"
+    """The network's arithmetic on the device: fp32, bf16 (mixed, on CUDA or the CPU) or
+    fp16 (mixed, on CUDA only; the learner scales its loss). A resumed run may change it."""
     workers: int = 1
     """Self-play processes (each plays its share of the games with one torch thread; 1:
     self-play in the learner's process). The samples depend on this number."""
@@ -216,6 +224,10 @@ class AZOptions:
         except ValueError as e:
             raise AZRunError(str(e)) from None
         self.lr_drop_iterations()
+        try:
+            check_precision(self.precision, resolve_device(self.device))
+        except DeviceError as e:
+            raise AZRunError(str(e)) from None
         if self.inference not in INFERENCE:
             raise AZRunError(f"--inference must be one of {', '.join(INFERENCE)}, got "
                              f"{self.inference!r}")

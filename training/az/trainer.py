@@ -23,6 +23,10 @@ for other options or holds anything a run cannot learn from is refused with a on
 iteration whose losses or weights are no longer finite is neither saved nor recorded.
 TensorBoard's logs are appended to as TensorBoard does (a resumed run purges the steps
 after its checkpoint).
+
+The learner and this process's self-play network run on ``device`` in ``precision``; the
+checkpoint and ``net.pt`` hold CPU copies, so a network trained on a GPU plays on a machine
+without one, and a run resumes on another device or in another precision.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from patchwork_env.agents.az.net import (
     make_evaluator,
     save_az_net,
 )
+from patchwork_env.agents.device import resolve_device
 from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError
@@ -120,7 +125,8 @@ class AZRun:
     """A run in memory: the worker, the learner, the buffer and the counters."""
 
     def __init__(self, opts: AZOptions, net: AZNet | None = None) -> None:
-        """A run of ``opts`` training ``net`` (by default the network ``opts`` start from)."""
+        """A run of ``opts`` training ``net`` (by default the network ``opts`` start from),
+        moved to ``opts.device``."""
         self.opts = opts
         self.dir = opts.folder()
         self.iteration = 0
@@ -131,7 +137,9 @@ class AZRun:
         """Wall-clock seconds of the run so far, evaluations included, over resumes."""
         self.warm_started = False
         net = net if net is not None else start_net(opts)
-        self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight)
+        net.to(resolve_device(opts.device))
+        self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight,
+                               precision=opts.precision)
         self.worker = make_self_play(net, opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
 
