@@ -24,6 +24,7 @@ from patchwork_env.training.az import run_az
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.options import AZRunError
+from patchwork_env.training.az.selfplay.worker import SelfPlayWorker
 from patchwork_env.training.checkpoint import MAGIC, load_checkpoint, on_cpu
 from patchwork_env.training.ppo.session import resumed_options
 from tests.agents.test_az import tiny_options as tiny
@@ -143,6 +144,15 @@ def test_a_runs_checkpoint_holds_cpu_tensors_only(tmp_path: Path) -> None:
     run_az(tiny(tmp_path / "run", device="auto"), log=None)
     devices = {t.device.type for t in saved_tensors(tmp_path / "run" / "checkpoint.pt")}
     assert devices == {"cpu"}
+
+
+def test_a_self_play_worker_plays_on_the_device_and_precision_given() -> None:
+    opts = tiny(".", device="cpu")
+    net = opts.network()
+    worker = SelfPlayWorker(net.config(), opts.search_config(), 2, device="cpu",
+                            precision="bf16")
+    batch = worker.generate(net.state_dict(), 2, seed=0)
+    assert batch.games == 2 and len(batch) > 0
 
 
 # ----- on CUDA ------------------------------------------------------------------------------

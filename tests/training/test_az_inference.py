@@ -14,9 +14,9 @@ import pytest
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet, make_evaluator
 from patchwork_env.training.az import run_az
-from patchwork_env.training.az.inference import InferenceService, RemoteEvaluator
-from patchwork_env.training.az.service_pool import ServicePool
-from patchwork_env.training.az.workers import WorkerError
+from patchwork_env.training.az.selfplay.inference import InferenceService, RemoteEvaluator
+from patchwork_env.training.az.selfplay.processes import WorkerError
+from patchwork_env.training.az.selfplay.service import ServicePool
 from tests.agents.test_az import tiny_options as tiny
 from tests.training.test_az_workers import deadline, ended  # noqa: F401 (a fixture)
 

@@ -16,7 +16,7 @@ from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import AZRunError, run_az
 from patchwork_env.training.az.selfplay import SelfPlayWorker
-from patchwork_env.training.az.workers import merge, shares, worker_seeds
+from patchwork_env.training.az.selfplay.processes import merge, shares, worker_seeds
 from tests.agents.test_az import tiny_options as tiny
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
@@ -34,7 +34,7 @@ def test_a_run_on_ray_without_ray_is_refused_by_name(tmp_path) -> None:
 
 @needs_ray
 def test_ray_actors_play_the_games_worker_processes_would(local_ray) -> None:
-    from patchwork_env.training.az.ray_workers import RayWorkerPool
+    from patchwork_env.training.az.selfplay.ray_actors import RayWorkerPool
 
     net = AZNet(hidden=16, layers=1)
     weights = net.state_dict()

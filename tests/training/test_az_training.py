@@ -22,13 +22,13 @@ from patchwork_env.data.actions import ADVANCE, N_BUY_ACTIONS, SLOT_STRIDE
 from patchwork_env.data.rules import get_rules
 from patchwork_env.training.az import AZRunError, run_az
 from patchwork_env.training.az.selfplay import SelfPlayWorker
+from patchwork_env.training.az.selfplay.processes import WorkerPool, merge, shares
 from patchwork_env.training.az.value_targets import (
     bootstrapped_targets,
     mixed_targets,
     playout_values,
 )
 from patchwork_env.training.az.warm_start import teacher_samples
-from patchwork_env.training.az.workers import WorkerPool, merge, shares
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.views.observation import observe
 from tests.agents.test_az import tiny_options as tiny

@@ -16,7 +16,7 @@ import pytest
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import run_az
-from patchwork_env.training.az.workers import WorkerError, WorkerPool
+from patchwork_env.training.az.selfplay.processes import WorkerError, WorkerPool
 from patchwork_env.training.checkpoint import load_checkpoint
 from tests.agents.test_az import tiny_options as tiny
 

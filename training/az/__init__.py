@@ -2,8 +2,9 @@
 
 The parts: :mod:`.options` (:class:`AZOptions`, every ``train.py --algo az`` flag),
 :mod:`.selfplay` (the worker that plays games with the batched Gumbel search of
-``agents/az/search.py`` and returns samples), :mod:`.workers` (several such workers in
-processes), :mod:`.value_targets` (value targets: outcomes, random playouts, search values),
+``agents/az/search.py`` and returns samples, and where such workers run: in processes, on
+Ray actors, with or without one inference service for their leaves),
+:mod:`.value_targets` (value targets: outcomes, random playouts, search values),
 :mod:`.warm_start` (imitation of a teacher before self-play), :mod:`.buffer` (the replay
 buffer of compact state records and sparse policy targets, with :mod:`.symmetry`'s
 augmentation), :mod:`.learner` (the gradient step), :mod:`.monitor` (metrics, TensorBoard,

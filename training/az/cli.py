@@ -14,8 +14,8 @@ import sys
 
 from patchwork_env.files.atomic import WriteError
 from patchwork_env.training.az.options import AZOptions, AZRunError
+from patchwork_env.training.az.selfplay.processes import WorkerError
 from patchwork_env.training.az.trainer import CHECKPOINT, NET_FILE, run_az
-from patchwork_env.training.az.workers import WorkerError
 from patchwork_env.training.checkpoint import CheckpointError
 from patchwork_env.training.cli import dataclass_parser
 

@@ -22,7 +22,7 @@ from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.rules import get_rules
 from patchwork_env.evaluation.tournament import MAX_GAMES
 from patchwork_env.training.az.limits import check_memory
-from patchwork_env.training.az.ray_workers import import_ray
+from patchwork_env.training.az.selfplay.ray_actors import import_ray
 from patchwork_env.training.checks import (
     AT_LEAST_ONE,
     FRACTION,

@@ -47,7 +47,6 @@ from patchwork_env.agents.az.net import (
     AZNet,
     check_weights,
     load_az_net,
-    make_evaluator,
     save_az_net,
 )
 from patchwork_env.agents.device import resolve_device
@@ -58,7 +57,6 @@ from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
 from patchwork_env.training.az.options import AZOptions, AZRunError
-from patchwork_env.training.az.ray_workers import RayWorkerPool
 from patchwork_env.training.az.restore_checks import (
     KIND,
     check_buffer_state,
@@ -68,15 +66,13 @@ from patchwork_env.training.az.restore_checks import (
     checkpoint_net,
     saved_options,
 )
-from patchwork_env.training.az.selfplay import SelfPlayWorker
-from patchwork_env.training.az.service_pool import ServicePool
+from patchwork_env.training.az.selfplay.pools import close, make_self_play
 from patchwork_env.training.az.value_targets import (
     bootstrapped_targets,
     mixed_targets,
     playout_values,
 )
 from patchwork_env.training.az.warm_start import imitate, teacher_samples
-from patchwork_env.training.az.workers import WorkerPool
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.training.run_folder import CHECKPOINT, clear, run_files
 
@@ -104,23 +100,6 @@ def start_net(opts: AZOptions) -> AZNet:
     return net
 
 
-def make_self_play(net: AZNet, opts: AZOptions
-                   ) -> SelfPlayWorker | WorkerPool | ServicePool | RayWorkerPool:
-    """Where self-play runs: Ray actors, worker processes (each with its own network, or
-    all sharing an inference service that evaluates with ``net``), or this process."""
-    config, games, rules = opts.search_config(), opts.parallel_games, opts.rules
-    if opts.ray_address:
-        return RayWorkerPool(net.config(), config, opts.workers, games, rules,
-                             opts.ray_address)
-    on_cpu = next(net.parameters()).device.type == "cpu"
-    if opts.inference == "service" or (opts.inference == "auto" and not on_cpu):
-        return ServicePool(make_evaluator(net), config, opts.workers, games, net.obs_size,
-                           rules)
-    if opts.workers > 1:
-        return WorkerPool(net.config(), config, opts.workers, games, rules)
-    return SelfPlayWorker(net.config(), config, games, rules)
-
-
 class AZRun:
     """A run in memory: the worker, the learner, the buffer and the counters."""
 
@@ -145,8 +124,7 @@ class AZRun:
 
     def close(self) -> None:
         """Stop the self-play processes, if any."""
-        if isinstance(self.worker, WorkerPool | ServicePool | RayWorkerPool):
-            self.worker.close()
+        close(self.worker)
 
     # ----- checkpoints -----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -309,7 +287,7 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     :class:`~patchwork_env.training.checkpoint.CheckpointError` for a checkpoint that
     cannot be trusted, :class:`~patchwork_env.training.metrics.MetricsError` for a damaged
     ``metrics.csv``, :class:`~patchwork_env.files.atomic.WriteError` for a file that cannot
-    be written and :class:`~.workers.WorkerError` for a self-play process that died; each
+    be written and :class:`~.selfplay.processes.WorkerError` for a self-play process that died; each
     leaves the last checkpoint to resume from. ``log`` (``print`` by default, ``None`` for
     silence) gets one line per iteration.
     """
@@ -400,5 +378,5 @@ def describe(row: dict[str, Any], opponents: list[str]) -> str:
     return text
 
 
-__all__ = ["CHECKPOINT", "NET_FILE", "AZRun", "checkpoint_net", "describe", "make_self_play",
-           "run_az", "saved_options", "start_net"]
+__all__ = ["CHECKPOINT", "NET_FILE", "AZRun", "checkpoint_net", "describe", "run_az",
+           "saved_options", "start_net"]

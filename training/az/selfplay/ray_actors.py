@@ -1,12 +1,12 @@
 """Self-play workers as Ray actors: the worker pool of a run that scales out on a cluster.
 
-:class:`RayWorkerPool` has the interface of :class:`~.workers.WorkerPool`
+:class:`RayWorkerPool` has the interface of :class:`~.processes.WorkerPool`
 (``generate(weights, n_games, seed)``, ``close()``), with each
-:class:`~.selfplay.SelfPlayWorker` a Ray actor holding CPUs of its own: on this machine
+:class:`~.worker.SelfPlayWorker` a Ray actor holding CPUs of its own: on this machine
 (``address="local"``: Ray is started for the run and stopped after it) or on a running
 cluster (``"auto"``, or the head node's ``HOST:PORT``). Every iteration puts the weights
 into Ray's object store once; each actor plays its share of the games with the seed a
-process pool would give it (:func:`~.workers.worker_seeds`), so for a given number of
+process pool would give it (:func:`~.processes.worker_seeds`), so for a given number of
 workers the samples are the same wherever the workers run.
 
 Needs Ray (the ``rllib`` extra: ``pip install -e ".[rllib]"``).
@@ -20,8 +20,14 @@ from typing import Any
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
-from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
-from patchwork_env.training.az.workers import merge, shares, worker_seeds
+from patchwork_env.training.az.selfplay.processes import (
+    WorkerError,
+    cpu_weights,
+    merge,
+    shares,
+    worker_seeds,
+)
+from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 LOCAL = "local"
 """The address that starts Ray on this machine for the run."""
@@ -36,15 +42,47 @@ def import_ray() -> Any:
     return ray
 
 
+def connect(address: str, cpus: int) -> tuple[Any, bool]:
+    """Ray, started or joined: ``(ray, whether this call started it)``. A Ray already
+    started in this process (``ray.init``) is used as it is; otherwise Ray is started
+    (``"local"``, with at least ``cpus`` CPUs: more actors than cores share them) or
+    joined (a cluster's address)."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray, False
+    if address == LOCAL:
+        ray.init(num_cpus=max(os.cpu_count() or 1, cpus), include_dashboard=False,
+                 log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    return ray, True
+
+
+def ray_call(ray: Any, refs: list[Any]) -> list[Any]:
+    """The results of ``refs``, in order; a one-line :class:`~.processes.WorkerError` as
+    soon as one of them fails (an actor that died, an error raised in one)."""
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        try:
+            ray.get(ready[0])
+        except ray.exceptions.RayActorError:
+            raise WorkerError("a self-play actor ended while playing (killed, out of "
+                              "memory, or its node left the cluster)") from None
+        except ray.exceptions.RayTaskError as e:
+            cause = e.cause if getattr(e, "cause", None) is not None else e
+            raise WorkerError(f"a self-play actor failed: "
+                              f"{str(cause).strip().splitlines()[-1]}") from None
+    return ray.get(list(refs))
+
+
 class RayWorkerPool:
     """``n_workers`` self-play actors, each with ``threads`` CPUs (and torch threads).
 
     ``net_config``, ``config``, ``parallel_games``, ``rules``: as
-    :class:`~.selfplay.SelfPlayWorker` takes them. A Ray already started in this process
-    (``ray.init``) is used as it is; otherwise Ray is started (``"local"``, with at least
-    a CPU for each worker: more workers than cores share them) or joined (a cluster's
-    address). Actors that the cluster has no CPUs for would wait for ever, so they are
-    refused with an error instead.
+    :class:`~.worker.SelfPlayWorker` takes them; ``address``: see :func:`connect`.
+    Actors that the cluster has no CPUs for would wait for ever, so they are refused with
+    an error instead.
     """
 
     def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
@@ -52,15 +90,9 @@ class RayWorkerPool:
                  threads: int = 1) -> None:
         if n_workers < 1:
             raise ValueError(f"a Ray worker pool needs at least 1 worker, got {n_workers}")
-        self._ray = ray = import_ray()
         self._actors: list[Any] = []
-        self._owns_ray = not ray.is_initialized()
-        if self._owns_ray and address == LOCAL:
-            # More workers than cores share the cores, as worker processes would.
-            ray.init(num_cpus=max(os.cpu_count() or 1, n_workers * threads),
-                     include_dashboard=False, log_to_driver=False)
-        elif self._owns_ray:
-            ray.init(address=address, log_to_driver=False)
+        ray, self._owns_ray = connect(address, n_workers * threads)
+        self._ray = ray
         cpus = ray.cluster_resources().get("CPU", 0.0)
         if cpus < n_workers * threads:
             self.close()
@@ -74,13 +106,13 @@ class RayWorkerPool:
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
         """``n_games`` games split over the actors (actor ``i`` seeded as worker ``i`` of a
-        process pool)."""
+        process pool); :class:`~.processes.WorkerError` if an actor dies meanwhile."""
         ray = self._ray
-        shared = ray.put(weights)
+        shared = ray.put(cpu_weights(weights))
         jobs = [actor.generate.remote(shared, n, s)
                 for actor, n, s in zip(self._actors, shares(n_games, self.n_workers),
                                        worker_seeds(seed, self.n_workers), strict=False)]
-        return merge(ray.get(jobs))
+        return merge(ray_call(ray, jobs))
 
     def close(self) -> None:
         """Stop the actors, and Ray if the pool started it."""

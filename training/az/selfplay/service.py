@@ -1,19 +1,19 @@
 """Self-play processes that share one inference service: many cores feeding one device.
 
-:class:`ServicePool` has the interface of :class:`~.workers.WorkerPool`
+:class:`ServicePool` has the interface of :class:`~.processes.WorkerPool`
 (``generate(weights, n_games, seed)``, ``close()``) but its processes hold no network:
-each runs a :class:`~.selfplay.SelfPlayWorker` whose leaves go to an
+each runs a :class:`~.worker.SelfPlayWorker` whose leaves go to an
 :class:`~.inference.InferenceService` in the learner's process, which evaluates the
 leaves of all processes together with the learner's own network on the run's device. So
 the weights never travel: the service reads the network the learner has just trained.
 
 Worker ``i`` always plays the ``i``-th share of an iteration's games with the seed a
-process pool gives it (:func:`~.workers.worker_seeds`), and the service's batches are the
+process pool gives it (:func:`~.processes.worker_seeds`), and the service's batches are the
 same from run to run, so for a given number of workers the samples are too.
 
 The processes ignore ``SIGINT`` (the learner's process handles Ctrl-C). A process that
 ends while playing makes :meth:`ServicePool.generate` raise a one-line
-:class:`~.workers.WorkerError` at once; so does a failed network call of the service.
+:class:`~.processes.WorkerError` at once; so does a failed network call of the service.
 """
 
 from __future__ import annotations
@@ -27,14 +27,20 @@ from typing import Any
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
-from patchwork_env.training.az.inference import (
+from patchwork_env.training.az.selfplay.inference import (
     InferenceService,
     NetworkEvaluator,
     RemoteEvaluator,
     ServiceLink,
 )
-from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
-from patchwork_env.training.az.workers import STOP_SECONDS, WorkerError, merge, shares, worker_seeds
+from patchwork_env.training.az.selfplay.processes import (
+    STOP_SECONDS,
+    WorkerError,
+    merge,
+    shares,
+    worker_seeds,
+)
+from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 
 def _play(link: ServiceLink, orders: Connection, config: SearchConfig, parallel_games: int,
@@ -60,7 +66,7 @@ def _play(link: ServiceLink, orders: Connection, config: SearchConfig, parallel_
 class ServicePool:
     """``n_workers`` self-play processes (one thread each) whose leaves ``evaluate``
     evaluates in this process; ``obs_size`` is the observation's size under ``rules``
-    (``config``, ``parallel_games``, ``rules``: as :class:`~.selfplay.SelfPlayWorker`
+    (``config``, ``parallel_games``, ``rules``: as :class:`~.worker.SelfPlayWorker`
     takes them)."""
 
     def __init__(self, evaluate: NetworkEvaluator, config: SearchConfig, n_workers: int,

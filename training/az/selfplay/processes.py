@@ -1,9 +1,9 @@
-"""Self-play in several processes: a pool of :class:`~.selfplay.SelfPlayWorker` s.
+"""Self-play in several processes: a pool of :class:`~.worker.SelfPlayWorker` s.
 
 Each process builds its own worker from plain data (the network config, the search's
 config, the games in flight and the rules) and batches its own network calls; an
 iteration sends every worker the current weights and a share of the games with a seed of
-its own, and merges what they return into one :class:`~.selfplay.SelfPlayBatch`. The
+its own, and merges what they return into one :class:`~.worker.SelfPlayBatch`. The
 worker's interface is all a remote actor needs too (``generate(weights, n_games,
 seed)``), so the same split works with actors on a cluster. For a given number of workers
 the samples are the same from run to run.
@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
-from patchwork_env.training.az.selfplay import SelfPlayBatch, SelfPlayWorker
+from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 _WORKER: SelfPlayWorker | None = None
 STOP_SECONDS = 10.0
@@ -69,6 +69,11 @@ def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> Self
     return _WORKER.generate(weights, n_games, seed)
 
 
+def cpu_weights(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``weights`` on the CPU, for processes or actors that may have no accelerator."""
+    return {name: tensor.detach().cpu() for name, tensor in weights.items()}
+
+
 def worker_seeds(seed: int, n_workers: int) -> list[int]:
     """The seed of each worker's share of an iteration seeded by ``seed`` (worker ``i``:
     ``[seed, i]``), wherever the workers run."""
@@ -85,7 +90,7 @@ def shares(n_games: int, n_workers: int) -> list[int]:
 class WorkerPool:
     """``n_workers`` processes, each with a self-play worker on ``threads`` torch threads
     (``net_config``, ``config``, ``parallel_games``, ``rules``: as
-    :class:`~.selfplay.SelfPlayWorker` takes them)."""
+    :class:`~.worker.SelfPlayWorker` takes them)."""
 
     def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
                  parallel_games: int, rules: str = "default", threads: int = 1) -> None:
@@ -103,6 +108,7 @@ class WorkerPool:
         :class:`WorkerError` if a worker process dies meanwhile."""
         try:
             with _sigint_ignored():  # the processes a submit starts ignore Ctrl-C
+                weights = cpu_weights(weights)
                 jobs = [self._pool.submit(_generate, weights, n, s)
                         for n, s in zip(shares(n_games, self.n_workers),
                                         worker_seeds(seed, self.n_workers), strict=False)]

@@ -68,7 +68,9 @@ class SelfPlayWorker:
     ``net_config``: the model-file config of the network (``AZNet.config()``); ``config``:
     how it searches; ``parallel_games``: games in flight at once (the batch every network
     call evaluates); ``rules``: the rule preset of the games; ``threads``: torch threads
-    for the network (``None``: leave torch's setting). Instead of a network config, an
+    for the network (``None``: leave torch's setting); ``device`` and ``precision``: where
+    and how its network runs (:func:`~patchwork_env.agents.az.net.make_evaluator`; the
+    weights it is given are copied there). Instead of a network config, an
     ``evaluate`` function (:data:`~patchwork_env.agents.az.search.Evaluator`) that
     evaluates the leaves elsewhere: a worker of an inference service
     (:mod:`.inference`) holds no network, and its ``generate`` takes no weights.
@@ -76,7 +78,8 @@ class SelfPlayWorker:
 
     def __init__(self, net_config: dict[str, Any] | None, config: SearchConfig,
                  parallel_games: int, rules: str = "default", threads: int | None = None,
-                 evaluate: Evaluator | None = None) -> None:
+                 evaluate: Evaluator | None = None, device: str | torch.device = "cpu",
+                 precision: str = "fp32") -> None:
         if parallel_games < 1:
             raise ValueError(f"parallel_games must be at least 1, got {parallel_games}")
         if (net_config is None) == (evaluate is None):
@@ -90,7 +93,7 @@ class SelfPlayWorker:
         inference service, :mod:`.inference`)."""
         if net_config is not None:
             self.net = build_az_net(net_config).eval()
-            evaluate = make_evaluator(self.net)
+            evaluate = make_evaluator(self.net, device, precision)
         self.threads = threads
         self._search = GumbelSearch(self.parallel_games, config)
         self._evaluate: Evaluator = evaluate  # type: ignore[assignment]
