@@ -66,3 +66,18 @@ def test_held_out_benchmark_reads_a_run(tmp_path: Path) -> None:
     out = bench("held_out.py", str(tmp_path / "run"), "--games", "2", "--samples", "20",
                 "--threads", "1", cwd=tmp_path)
     assert "new self-play games" in out
+
+
+def test_selfplay_workers_benchmark_compares_the_ways(tmp_path: Path) -> None:
+    out = bench("selfplay_workers.py", "--setups", "in-process", "local:2", "service:2",
+                "--games", "4", "--parallel-games", "2", "--simulations", "2", "--hidden", "16",
+                "--rounds", "1", cwd=tmp_path)
+    for setup in ("in-process", "local:2", "service:2"):
+        assert re.search(rf"\| {setup} \| [\d,]+ \([\d,]+-[\d,]+\) \| \d+\.\d\d \|", out), setup
+
+
+def test_accelerator_check_runs_every_step_at_smoke_size(tmp_path: Path) -> None:
+    out = bench("accelerator.py", "--smoke", cwd=tmp_path)
+    assert "| resnet 1x8 | 2 |" in out and "2 CPU threads" in out
+    assert "az:" in out and "greedy" in out  # the evaluation's table
+    assert not list(tmp_path.iterdir())  # its files went to a temporary folder
