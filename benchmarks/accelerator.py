@@ -23,6 +23,7 @@ Everything it writes goes to a new temporary folder, removed at the end.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import shutil
 import signal
@@ -104,17 +105,27 @@ def train_and_evaluate(args: argparse.Namespace, folder: Path) -> None:
                "--iterations", "1000000", "--run-dir", str(run), *args.train_flags]
     print("\n$ " + " ".join(command[1:]), flush=True)
     began = time.perf_counter()
-    process = subprocess.Popen(command, cwd=folder, start_new_session=True)
-    try:
-        process.wait(args.train_seconds)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGINT)
-        process.wait()
-    print(f"trained {time.perf_counter() - began:.0f} s (exit status {process.returncode})")
+    with open(folder / "train.log", "w") as log:
+        process = subprocess.Popen(command, cwd=folder, start_new_session=True, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        try:
+            process.wait(args.train_seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait()
+    print(f"trained {time.perf_counter() - began:.0f} s (exit status {process.returncode}; "
+          "130: stopped by Ctrl-C as planned)")
     metrics = run / "metrics.csv"
-    if metrics.is_file():
-        lines = metrics.read_text().splitlines()
-        print(f"{len(lines) - 1} iterations; the last: {lines[-1]}")
+    if not metrics.is_file():
+        print((folder / "train.log").read_text()[-3000:])
+        raise SystemExit("the training run wrote no metrics")
+    with open(metrics, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows:
+        last = rows[-1]
+        print(f"{last['iteration']} iterations, {last['games']} games; the last iteration: "
+              f"{float(last['positions_per_s']):,.0f} positions/s, policy loss "
+              f"{float(last['policy_loss']):.3f}, value loss {float(last['value_loss']):.3f}")
     net = run / "net.pt"
     evaluate = [sys.executable, str(ROOT / "evaluate.py"), f"az:{net}:32", "greedy",
                 "--games", str(args.eval_games), "--device", "cpu", "--out",
@@ -142,7 +153,7 @@ def main() -> None:
                         "--parallel-games", str(args.games_per_worker)]
     if args.smoke:
         args.workers, args.games_per_worker, args.simulations = [1, 2], 2, 2
-        args.train_seconds, args.eval_games = 60.0, 2
+        args.train_seconds, args.eval_games = 45.0, 2
         args.train_flags = ["--games-per-iteration", "4", "--parallel-games", "2",
                             "--simulations", "2", "--hidden", "16", "--teacher", "",
                             "--eval-every", "0", "--batch-size", "16"]
