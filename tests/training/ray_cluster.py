@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import sys
 
-from ray.cluster_utils import Cluster
-
 from patchwork_env.training.az import run_az
 from tests.agents.test_az import tiny_options
 
@@ -24,6 +22,7 @@ RUN = {"iterations": 2, "workers": 2, "games_per_iteration": 4}
 def main(run_dir: str, inference: str = "local") -> None:
     """Train :data:`RUN` on a two-node cluster into ``run_dir``."""
     import ray
+    from ray.cluster_utils import Cluster
 
     service = inference == "service"
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
