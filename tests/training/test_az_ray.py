@@ -59,3 +59,17 @@ def test_a_run_trains_with_its_self_play_on_ray_actors(local_ray, tmp_path) -> N
                       games_per_iteration=4), log=None)
     assert row["iteration"] == 1 and row["games"] == 4
     assert (tmp_path / "run" / "net.pt").is_file()
+
+
+@needs_ray
+def test_actors_the_cluster_has_no_room_for_are_refused_at_once(local_ray) -> None:
+    from patchwork_env.training.az.selfplay.ray_actors import RayWorkerPool
+    from patchwork_env.training.az.selfplay.ray_service import RayServicePool
+
+    config = AZNet(hidden=16, layers=1).config()
+    with pytest.raises(ValueError, match=r"3 Ray workers of 1 CPU.* need 3 CPUs; the cluster "
+                                         r"has 2$"):
+        RayWorkerPool(config, CONFIG, n_workers=3, parallel_games=3)
+    with pytest.raises(ValueError, match=r"and an inference service need 3 CPUs; the cluster "
+                                         r"has 2$"):
+        RayServicePool(config, CONFIG, n_workers=2, parallel_games=3)

@@ -58,6 +58,17 @@ def connect(address: str, cpus: int) -> tuple[Any, bool]:
     return ray, True
 
 
+def check_resources(ray: Any, what: str, cpus: int, gpus: int = 0) -> None:
+    """A one-line ``ValueError`` unless the cluster has ``cpus`` CPUs and ``gpus`` GPUs for
+    ``what``: actors it has no room for would wait for ever."""
+    have = ray.cluster_resources()
+    if have.get("CPU", 0.0) < cpus:
+        raise ValueError(f"{what} need {cpus} CPUs; the cluster has {have.get('CPU', 0.0):g}")
+    if have.get("GPU", 0.0) < gpus:
+        raise ValueError(f"{what} need {gpus} GPU(s); the cluster has "
+                         f"{have.get('GPU', 0.0):g}")
+
+
 def ray_call(ray: Any, refs: list[Any]) -> list[Any]:
     """The results of ``refs``, in order; a one-line :class:`~.processes.WorkerError` as
     soon as one of them fails (an actor that died, an error raised in one)."""
@@ -93,11 +104,12 @@ class RayWorkerPool:
         self._actors: list[Any] = []
         ray, self._owns_ray = connect(address, n_workers * threads)
         self._ray = ray
-        cpus = ray.cluster_resources().get("CPU", 0.0)
-        if cpus < n_workers * threads:
+        try:
+            check_resources(ray, f"{n_workers} Ray workers of {threads} CPU(s)",
+                            n_workers * threads)
+        except ValueError:
             self.close()
-            raise ValueError(f"{n_workers} Ray workers of {threads} CPU(s) need "
-                             f"{n_workers * threads} CPUs; the cluster has {cpus:g}")
+            raise
         actor = ray.remote(num_cpus=threads)(SelfPlayWorker)
         self._actors = [actor.remote(net_config, config, parallel_games, rules, threads)
                         for _ in range(n_workers)]

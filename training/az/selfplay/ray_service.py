@@ -26,7 +26,7 @@ from patchwork_env.training.az.selfplay.processes import (
     shares,
     worker_seeds,
 )
-from patchwork_env.training.az.selfplay.ray_actors import connect, ray_call
+from patchwork_env.training.az.selfplay.ray_actors import check_resources, connect, ray_call
 from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 
@@ -130,6 +130,8 @@ class RayServicePool:
         self.n_workers = n_workers
         try:
             gpus = 1 if resolve_device(device).type == "cuda" else 0
+            check_resources(ray, f"{n_workers} Ray workers of {threads} CPU(s) and an "
+                            "inference service", n_workers * threads + 1, gpus)
             self._service = ray.remote(num_cpus=1, num_gpus=gpus)(ServiceActor).remote(
                 net_config, device, precision, max(threads, 1))
             client = ray.remote(num_cpus=threads)(ClientActor)
