@@ -37,8 +37,10 @@ from pathlib import Path
 import torch
 from selfplay_workers import Setup, measure
 
+from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.device import resolve_device
 from patchwork_env.training.az.options import AZOptions
+from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.selfplay.pools import make_self_play
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,6 +99,14 @@ def throughput(options: AZOptions, setup: Setup, games: int, seed: int) -> dict[
             close()
 
 
+def compile_once() -> None:
+    """Compile the engine and the search in this process first, so that the worker
+    processes load them from numba's cache instead of each compiling them at once."""
+    worker = SelfPlayWorker(AZOptions(hidden=8).network().config(),
+                            SearchConfig(simulations=2), parallel_games=2)
+    worker.generate(None, 2, seed=0)
+
+
 def train_and_evaluate(args: argparse.Namespace, folder: Path) -> None:
     """Train for ``args.train_seconds`` (stopped by SIGINT), then evaluate on the CPU."""
     run = folder / "run"
@@ -138,7 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="auto")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4, 8, 14])
-    parser.add_argument("--games-per-worker", type=int, default=128,
+    parser.add_argument("--games-per-worker", type=int, default=64,
                         help="games each worker plays per measured round (also its games "
                              "in flight)")
     parser.add_argument("--simulations", type=int, default=32)
@@ -149,6 +159,7 @@ def main() -> None:
                         help="every step at a size of seconds, on any machine")
     args = parser.parse_args()
     device = resolve_device(args.device)
+    compile_once()
     args.train_flags = ["--games-per-iteration", str(16 * args.games_per_worker),
                         "--parallel-games", str(args.games_per_worker)]
     if args.smoke:
