@@ -30,13 +30,15 @@ from patchwork_env.views.observation import observe
 
 @dataclass
 class Chunk:
-    """Consecutive samples: states, CSR policy targets, value targets."""
+    """Consecutive samples: states, CSR policy targets, value targets and whether each
+    policy target is one to learn (playout cap randomization)."""
 
     states: np.ndarray
     offsets: np.ndarray
     actions: np.ndarray
     probs: np.ndarray
     values: np.ndarray
+    policy_targets: np.ndarray
 
     def __len__(self) -> int:
         return len(self.states)
@@ -46,7 +48,8 @@ class Chunk:
         first = len(self) - n
         lo = self.offsets[first]
         return Chunk(self.states[first:].copy(), self.offsets[first:] - lo,
-                     self.actions[lo:].copy(), self.probs[lo:].copy(), self.values[first:].copy())
+                     self.actions[lo:].copy(), self.probs[lo:].copy(), self.values[first:].copy(),
+                     self.policy_targets[first:].copy())
 
 
 @dataclass
@@ -63,6 +66,8 @@ class TrainingBatch:
     """``(B, L) float32``: their improved-policy probabilities, padded with 0."""
     values: torch.Tensor
     """``(B,) float32``: the results for the player to move."""
+    policy_targets: torch.Tensor | None = None
+    """``(B,) bool``: the rows whose policy is learnt (``None``: all)."""
 
 
 class ReplayBuffer:
@@ -84,7 +89,9 @@ class ReplayBuffer:
         """Append a self-play batch, dropping the oldest samples beyond the capacity."""
         chunk = Chunk(batch.states.copy(), batch.target_offsets.astype(np.int64),
                       batch.target_actions.astype(np.int16), batch.target_probs.astype(np.float32),
-                      batch.values.astype(np.float32))
+                      batch.values.astype(np.float32),
+                      np.ones(len(batch), bool) if batch.policy_targets is None
+                      else batch.policy_targets.astype(bool))
         self._append(chunk)
         self.added += len(chunk)
 
@@ -116,6 +123,7 @@ class ReplayBuffer:
         states = np.empty(batch_size, STATE_DTYPE)
         lengths = np.empty(batch_size, np.int64)
         values = np.empty(batch_size, np.float32)
+        policy_targets = np.empty(batch_size, bool)
         rows: list[tuple[Chunk, np.ndarray, np.ndarray]] = []
         at = 0
         for k in np.unique(which):
@@ -125,6 +133,7 @@ class ReplayBuffer:
             states[sl] = chunk.states[local]
             lengths[sl] = chunk.offsets[local + 1] - chunk.offsets[local]
             values[sl] = chunk.values[local]
+            policy_targets[sl] = chunk.policy_targets[local]
             rows.append((chunk, local, np.arange(sl.start, sl.stop)))
             at += len(local)
         width = int(lengths.max())
@@ -147,7 +156,7 @@ class ReplayBuffer:
         masks = GameBatch(states, self.rules).legal_mask()
         return TrainingBatch(torch.from_numpy(obs), torch.from_numpy(masks),
                              torch.from_numpy(index), torch.from_numpy(probs),
-                             torch.from_numpy(values))
+                             torch.from_numpy(values), torch.from_numpy(policy_targets))
 
     # ----- checkpoints: tensors and plain data only -----------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -158,7 +167,8 @@ class ReplayBuffer:
                 "offsets": torch.from_numpy(merged.offsets),
                 "actions": torch.from_numpy(merged.actions),
                 "probs": torch.from_numpy(merged.probs),
-                "values": torch.from_numpy(merged.values)}
+                "values": torch.from_numpy(merged.values),
+                "policy_targets": torch.from_numpy(merged.policy_targets.astype(np.uint8))}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved; ``ValueError`` saying what is wrong if it
@@ -169,14 +179,17 @@ class ReplayBuffer:
         actions = state["actions"].numpy().astype(np.int16)
         probs = state["probs"].numpy().astype(np.float32)
         values = state["values"].numpy().astype(np.float32)
+        policy_targets = (state["policy_targets"].numpy().astype(bool)
+                          if "policy_targets" in state else np.ones(len(states), bool))
         self.capacity = int(state["capacity"])
         self.added = int(state["added"])
-        self.chunks = [Chunk(states, offsets, actions, probs, values)] if len(states) else []
+        self.chunks = ([Chunk(states, offsets, actions, probs, values, policy_targets)]
+                       if len(states) else [])
 
     def _merged(self) -> Chunk:
         if not self.chunks:
             return Chunk(np.zeros(0, STATE_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int16),
-                         np.zeros(0, np.float32), np.zeros(0, np.float32))
+                         np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, bool))
         offsets = [np.zeros(1, np.int64)]
         base = 0
         for c in self.chunks:
@@ -185,4 +198,5 @@ class ReplayBuffer:
         return Chunk(np.concatenate([c.states for c in self.chunks]), np.concatenate(offsets),
                      np.concatenate([c.actions for c in self.chunks]),
                      np.concatenate([c.probs for c in self.chunks]),
-                     np.concatenate([c.values for c in self.chunks]))
+                     np.concatenate([c.values for c in self.chunks]),
+                     np.concatenate([c.policy_targets for c in self.chunks]))

@@ -2,12 +2,13 @@
 
 The loss is the AlphaZero one with the Gumbel search's target: the cross-entropy between
 the network's policy over the legal actions and the improved policy
-``softmax(logits + sigma(completed Q))`` of the search, plus ``value_weight`` times the
-squared error of the value against its target: the game's result for the player to move,
-mixed in early iterations with random-playout estimates and, if the run asks, with the
-search's value of the position (see :mod:`.value_targets` and the trainer's
-``playout_weight`` and ``root_value_weight``). The optimiser is Adam with
-decoupled weight decay (AdamW).
+``softmax(logits + sigma(completed Q))`` of the search (averaged over the samples whose
+policy is a target: with playout cap randomization, those of full searches), plus
+``value_weight`` times the squared error of the value against its target: the game's
+result for the player to move, mixed in early iterations with random-playout estimates
+and, if the run asks, with the search's value of the position (see :mod:`.value_targets`
+and the trainer's ``playout_weight`` and ``root_value_weight``). The optimiser is Adam
+with decoupled weight decay (AdamW).
 
 The learner trains where its network is (a GPU, say): each minibatch is moved there, the
 forward pass runs in the run's precision (:mod:`~patchwork_env.agents.device`; ``fp16``
@@ -62,9 +63,12 @@ class Learner:
         # masked in float32: fp16 has no room for MASKED_LOGIT
         logits = logits.float().masked_fill(~masks, MASKED_LOGIT)
         log_p = F.log_softmax(logits, dim=1).gather(1, index)
-        policy = -(probs * log_p).sum(1).mean()
+        weight = (torch.ones(len(probs), device=self.device) if batch.policy_targets is None
+                  else batch.policy_targets.to(self.device, non_blocking=True).float())
+        count = weight.sum().clamp_min(1.0)  # a batch without policy targets: no policy loss
+        policy = (-(probs * log_p).sum(1) * weight).sum() / count
         value = F.mse_loss(values.float(), targets)
-        entropy = -(probs * torch.log(probs.clamp_min(1e-12))).sum(1).mean()
+        entropy = (-(probs * torch.log(probs.clamp_min(1e-12))).sum(1) * weight).sum() / count
         return {"policy": policy, "value": value,
                 "total": policy + self.value_weight * value, "target_entropy": entropy}
 

@@ -48,7 +48,9 @@ RANGES = {
     "leaf_playouts": Range(0, MAX_PLAYOUTS), "playout_mix": FRACTION,
     "score_weight": FRACTION, "score_scale": POSITIVE, "playout_weight": FRACTION,
     "playout_iterations": Range(0, MAX_ITERATIONS), "playouts": Range(1, MAX_PLAYOUTS),
-    "root_value_weight": FRACTION, "hidden": Range(1, 65_536), "layers": Range(1, 64),
+    "root_value_weight": FRACTION, "full_search_fraction": FRACTION,
+    "cheap_simulations": Range(0, MAX_EVALUATIONS - 1), "hidden": Range(1, 65_536),
+    "layers": Range(1, 64),
     "blocks": Range(1, 256), "channels": Range(1, 4_096),
     "teacher_positions": AT_LEAST_ONE, "teacher_epochs": Range(0, 1_000, above=True),
     "learning_rate": Range(0, 1, above=True), "lr_drop_factor": Range(0, 1, above=True),
@@ -129,6 +131,13 @@ class AZOptions:
     root_value_weight: float = 0.0
     """Weight of the search's value of each position in its value target (the rest is the
     target above: outcome and playouts); forced moves, never searched, keep that target."""
+    full_search_fraction: float = 1.0
+    """Playout cap randomization: the chance that a move of self-play is searched with
+    simulations, its position a policy target; the other moves are searched with
+    cheap_simulations and teach the value only (1: every move searched in full)."""
+    cheap_simulations: int = 4
+    """Simulations of the moves not searched in full (at most simulations when
+    full_search_fraction is below 1)."""
     net: str = "shaped"
     """Network body: shaped (an MLP with a shape-aware placement head), mlp, stencil or
     resnet (residual convolutions over the quilts with the shaped placement head, for an
@@ -223,6 +232,9 @@ class AZOptions:
             check_ranges(self, {"workers": workers})
         except ValueError as e:
             raise AZRunError(str(e)) from None
+        if self.full_search_fraction < 1 and self.cheap_simulations > self.simulations:
+            raise AZRunError(f"--cheap-simulations must be at most --simulations "
+                             f"({self.simulations}), got {self.cheap_simulations}")
         self.lr_drop_iterations()
         try:
             check_precision(self.precision, resolve_device(self.device))

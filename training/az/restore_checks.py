@@ -204,6 +204,12 @@ def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) ->
                          "not 1")
     if not np.isfinite(values).all() or (np.abs(values) > 1).any():
         raise ValueError("the buffer's value targets are not all in [-1, 1]")
+    if "policy_targets" in state:  # absent (all targets) in the buffers of older runs
+        flags = _array(state, "policy_targets", "u")
+        if len(flags) != n or (flags > 1).any():
+            raise ValueError(f"the buffer's policy_targets must be {n} flags of 0 or 1, got "
+                             f"{len(flags)} of {flags.min() if len(flags) else 0}.."
+                             f"{flags.max() if len(flags) else 0}")
     states = raw.view(STATE_DTYPE)
     check_states(states, rules)
     check_legal(states, offsets.astype(np.int64), actions.astype(np.int64), rules)

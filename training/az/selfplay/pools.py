@@ -36,19 +36,24 @@ def make_self_play(net: AZNet, opts: AZOptions) -> SelfPlay:
     the inference service, else this process."""
     config, games, rules = opts.search_config(), opts.parallel_games, opts.rules
     service = uses_service(opts, net)
+    options = {"full_search_fraction": opts.full_search_fraction,
+               "cheap_simulations": opts.cheap_simulations}
     if opts.ray_address and service:
         return RayServicePool(net.config(), config, opts.workers, games, rules,
-                              opts.ray_address, device=opts.device, precision=opts.precision)
+                              opts.ray_address, device=opts.device, precision=opts.precision,
+                              worker_options=options)
     if opts.ray_address:
         return RayWorkerPool(net.config(), config, opts.workers, games, rules,
-                             opts.ray_address)
+                             opts.ray_address, worker_options=options)
     if service:
         return ServicePool(make_evaluator(net, precision=opts.precision), config,
-                           opts.workers, games, net.obs_size, rules)
+                           opts.workers, games, net.obs_size, rules, worker_options=options)
     if opts.workers > 1:
-        return WorkerPool(net.config(), config, opts.workers, games, rules)
+        return WorkerPool(net.config(), config, opts.workers, games, rules,
+                          worker_options=options)
     return SelfPlayWorker(net.config(), config, games, rules,
-                          device=next(net.parameters()).device, precision=opts.precision)
+                          device=next(net.parameters()).device, precision=opts.precision,
+                          **options)
 
 
 def close(self_play: SelfPlay) -> None:

@@ -57,11 +57,12 @@ def _sigint_ignored() -> Iterator[None]:
 
 
 def _start(net_config: dict[str, Any], config: SearchConfig, parallel_games: int, rules: str,
-           threads: int) -> None:
+           threads: int, worker_options: dict[str, Any]) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
     torch.set_num_threads(threads)
-    _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads)
+    _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
+                             **worker_options)
 
 
 def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> SelfPlayBatch:
@@ -90,17 +91,19 @@ def shares(n_games: int, n_workers: int) -> list[int]:
 class WorkerPool:
     """``n_workers`` processes, each with a self-play worker on ``threads`` torch threads
     (``net_config``, ``config``, ``parallel_games``, ``rules``: as
-    :class:`~.worker.SelfPlayWorker` takes them)."""
+    :class:`~.worker.SelfPlayWorker` takes them; ``worker_options``: its keyword options,
+    such as ``full_search_fraction``)."""
 
     def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
-                 parallel_games: int, rules: str = "default", threads: int = 1) -> None:
+                 parallel_games: int, rules: str = "default", threads: int = 1,
+                 worker_options: dict[str, Any] | None = None) -> None:
         if n_workers < 2:
             raise ValueError(f"a worker pool needs at least 2 workers, got {n_workers}")
         self.n_workers = n_workers
         self._pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("spawn"),
                                          initializer=_start,
                                          initargs=(net_config, config, parallel_games, rules,
-                                                   threads))
+                                                   threads, worker_options or {}))
 
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
@@ -160,4 +163,6 @@ def merge(batches: list[SelfPlayBatch]) -> SelfPlayBatch:
         values=np.concatenate([b.values for b in batches]),
         root_values=np.concatenate([b.root_values for b in batches]),
         game_ids=np.concatenate(game_ids), winners=np.concatenate([b.winners for b in batches]),
-        games=games, stats=stats)
+        games=games, stats=stats, policy_targets=np.concatenate(
+            [np.ones(len(b), bool) if b.policy_targets is None else b.policy_targets
+             for b in batches]))

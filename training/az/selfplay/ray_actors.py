@@ -98,7 +98,7 @@ class RayWorkerPool:
 
     def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
                  parallel_games: int, rules: str = "default", address: str = LOCAL,
-                 threads: int = 1) -> None:
+                 threads: int = 1, worker_options: dict[str, Any] | None = None) -> None:
         if n_workers < 1:
             raise ValueError(f"a Ray worker pool needs at least 1 worker, got {n_workers}")
         self._actors: list[Any] = []
@@ -111,7 +111,8 @@ class RayWorkerPool:
             self.close()
             raise
         actor = ray.remote(num_cpus=threads)(SelfPlayWorker)
-        self._actors = [actor.remote(net_config, config, parallel_games, rules, threads)
+        self._actors = [actor.remote(net_config, config, parallel_games, rules, threads,
+                                     **(worker_options or {}))
                         for _ in range(n_workers)]
         self.n_workers = n_workers
 

@@ -99,11 +99,12 @@ class ClientActor:
     """A self-play actor whose leaves the service actor evaluates."""
 
     def __init__(self, service: Any, worker: int, config: SearchConfig,
-                 parallel_games: int, rules: str, threads: int) -> None:
+                 parallel_games: int, rules: str, threads: int,
+                 worker_options: dict[str, Any] | None = None) -> None:
         torch.set_num_threads(threads)
         self._leaves = _RemoteLeaves(service, worker)
         self._worker = SelfPlayWorker(None, config, parallel_games, rules,
-                                      evaluate=self._leaves)
+                                      evaluate=self._leaves, **(worker_options or {}))
 
     def generate(self, n_games: int, seed: int) -> SelfPlayBatch:
         """Play ``n_games`` games, then leave the service's rounds."""
@@ -123,7 +124,8 @@ class RayServicePool:
 
     def __init__(self, net_config: dict[str, Any], config: SearchConfig, n_workers: int,
                  parallel_games: int, rules: str = "default", address: str = "local",
-                 threads: int = 1, device: str = "cpu", precision: str = "fp32") -> None:
+                 threads: int = 1, device: str = "cpu", precision: str = "fp32",
+                 worker_options: dict[str, Any] | None = None) -> None:
         self._ray, self._owns_ray = connect(address, n_workers * threads + 1)
         ray = self._ray
         self._actors: list[Any] = []
@@ -136,7 +138,8 @@ class RayServicePool:
                 net_config, device, precision, max(threads, 1))
             client = ray.remote(num_cpus=threads)(ClientActor)
             self._actors = [client.remote(self._service, i, config, parallel_games, rules,
-                                          threads) for i in range(n_workers)]
+                                          threads, worker_options)
+                            for i in range(n_workers)]
         except BaseException:
             self.close()
             raise

@@ -44,12 +44,13 @@ from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWor
 
 
 def _play(link: ServiceLink, orders: Connection, config: SearchConfig, parallel_games: int,
-          rules: str, threads: int) -> None:
+          rules: str, threads: int, worker_options: dict[str, Any]) -> None:
     """A worker process: play the games it is sent, until it is sent ``None``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
     torch.set_num_threads(threads)
     evaluate = RemoteEvaluator(link)
-    worker = SelfPlayWorker(None, config, parallel_games, rules, evaluate=evaluate)
+    worker = SelfPlayWorker(None, config, parallel_games, rules, evaluate=evaluate,
+                            **worker_options)
     try:
         while (order := orders.recv()) is not None:
             n_games, seed = order
@@ -67,11 +68,11 @@ class ServicePool:
     """``n_workers`` self-play processes (one thread each) whose leaves ``evaluate``
     evaluates in this process; ``obs_size`` is the observation's size under ``rules``
     (``config``, ``parallel_games``, ``rules``: as :class:`~.worker.SelfPlayWorker`
-    takes them)."""
+    takes them; ``worker_options``: its keyword options)."""
 
     def __init__(self, evaluate: NetworkEvaluator, config: SearchConfig, n_workers: int,
                  parallel_games: int, obs_size: int, rules: str = "default",
-                 threads: int = 1) -> None:
+                 threads: int = 1, worker_options: dict[str, Any] | None = None) -> None:
         if n_workers < 1:
             raise ValueError(f"a service pool needs at least 1 worker, got {n_workers}")
         self.n_workers = n_workers
@@ -85,7 +86,7 @@ class ServicePool:
                 process = context.Process(
                     target=_play, name=f"self-play-{i}", daemon=True,
                     args=(self.service.link(i), theirs, config, parallel_games, rules,
-                          threads))
+                          threads, worker_options or {}))
                 process.start()
                 theirs.close()
                 self._orders.append(ours)

@@ -52,6 +52,9 @@ class SelfPlayBatch:
     """``(N,) int64``: which of the batch's games each sample comes from."""
     winners: np.ndarray
     """``(games,) int64``: the winner of each game."""
+    policy_targets: np.ndarray | None = None
+    """``(N,) bool``: whether each sample's policy is a training target (a full search's;
+    playout cap randomization); ``None``: all are."""
     games: int = 0
     stats: dict[str, float] = field(default_factory=dict)
     """``seconds``, ``tree_seconds``, ``network_seconds``, ``evaluations``,
@@ -74,12 +77,17 @@ class SelfPlayWorker:
     ``evaluate`` function (:data:`~patchwork_env.agents.az.search.Evaluator`) that
     evaluates the leaves elsewhere: a worker of an inference service
     (:mod:`.inference`) holds no network, and its ``generate`` takes no weights.
+    ``full_search_fraction``: the chance that a move is searched with ``config``'s
+    simulations (its sample a policy target); the other moves are searched with
+    ``cheap_simulations`` and their samples teach the value only (playout cap
+    randomization; 1: every move searched in full).
     """
 
     def __init__(self, net_config: dict[str, Any] | None, config: SearchConfig,
                  parallel_games: int, rules: str = "default", threads: int | None = None,
                  evaluate: Evaluator | None = None, device: str | torch.device = "cpu",
-                 precision: str = "fp32") -> None:
+                 precision: str = "fp32", *, full_search_fraction: float = 1.0,
+                 cheap_simulations: int = 4) -> None:
         if parallel_games < 1:
             raise ValueError(f"parallel_games must be at least 1, got {parallel_games}")
         if (net_config is None) == (evaluate is None):
@@ -96,6 +104,10 @@ class SelfPlayWorker:
             evaluate = make_evaluator(self.net, device, precision)
         self.threads = threads
         self._search = GumbelSearch(self.parallel_games, config)
+        self.full_search_fraction = float(full_search_fraction)
+        self._cheap_search = (GumbelSearch(self.parallel_games,
+                                           config.replace(simulations=cheap_simulations))
+                              if self.full_search_fraction < 1 else None)
         self._evaluate: Evaluator = evaluate  # type: ignore[assignment]
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
@@ -130,17 +142,24 @@ class SelfPlayWorker:
         live = np.ones(width, bool)
         while live.any():
             rows = np.flatnonzero(live)
-            states = games.state[rows]
-            result = self._search.run(states, self.rules, self._evaluate, rng)
-            tree_s += result.stats.tree_seconds
-            net_s += result.stats.network_seconds
-            evaluations += result.stats.evaluations
-            simulations += result.stats.simulations
-            moves += len(rows)
-            parts.append((states, result.target_offsets, result.target_actions,
-                          result.target_probs, result.root_values, game_of_row[rows]))
             actions = np.full(width, -1, np.int64)
-            actions[rows] = result.actions
+            full = (np.ones(len(rows), bool) if self._cheap_search is None
+                    else rng.random(len(rows)) < self.full_search_fraction)
+            for search, is_full in ((self._search, True), (self._cheap_search, False)):
+                picked = rows[full == is_full]
+                if search is None or not len(picked):
+                    continue
+                states = games.state[picked]
+                result = search.run(states, self.rules, self._evaluate, rng)
+                tree_s += result.stats.tree_seconds
+                net_s += result.stats.network_seconds
+                evaluations += result.stats.evaluations
+                simulations += result.stats.simulations
+                moves += len(picked)
+                parts.append((states, result.target_offsets, result.target_actions,
+                              result.target_probs, result.root_values, game_of_row[picked],
+                              np.full(len(picked), is_full)))
+                actions[picked] = result.actions
             games.step(actions, check=False)
             done = np.flatnonzero(live & games.done)
             if len(done):
@@ -181,4 +200,5 @@ def _concatenate(parts: list[tuple], outcome0: np.ndarray, winners: np.ndarray
                          target_probs=np.concatenate([p[3] for p in parts]),
                          values=outcome0[game_ids] * sign,
                          root_values=np.concatenate([p[4] for p in parts]),
-                         game_ids=game_ids.astype(np.int64), winners=winners)
+                         game_ids=game_ids.astype(np.int64), winners=winners,
+                         policy_targets=np.concatenate([p[6] for p in parts]))
