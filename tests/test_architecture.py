@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
+
 FOLDERS = {"patchwork_env": ROOT / "patchwork_env",
            "patchwork_env.agents": ROOT / "agents",
            "patchwork_env.evaluation": ROOT / "evaluation",

@@ -14,9 +14,10 @@ from patchwork_env.agents.shipped import AZ_MODEL
 from patchwork_env.training.az.limits import check_memory
 from patchwork_env.training.az.options import AZOptions
 from patchwork_env.views.observation import QUILTS_AT, observe
+from tests import ROOT
 from tests.agents.test_az import midgame_batch
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "shaped_logits.npz"
+FIXTURE = ROOT / "tests" / "data" / "shaped_logits.npz"
 """Observations and what the ``shaped`` body computed of them before its placement head
 was shared with the resnet body: a fresh network (seed 7, hidden 24, layers 1, maps 3) and
 the shipped models/az.pt."""

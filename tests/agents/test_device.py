@@ -29,8 +29,8 @@ from patchwork_env.agents.device import (
     resolve_device,
 )
 from patchwork_env.views.observation import observe
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CPU = torch.device("cpu")
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
 

@@ -7,7 +7,6 @@ import importlib
 import importlib.util
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +23,7 @@ from patchwork_env.agents.human import (
 )
 from patchwork_env.cli.play import main, play
 from patchwork_env.views.render import render_text
+from tests import ROOT
 from tests.positions import EMPTY, position
 from tests.views.test_render import random_positions
 
@@ -133,7 +133,7 @@ def test_play_cli_rejects_a_negative_seed(capsys: pytest.CaptureFixture) -> None
 
 
 def test_the_console_script_names_main() -> None:
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    pyproject = (ROOT / "pyproject.toml").read_text()
     scripts = pyproject[pyproject.index("[project.scripts]"):].split("\n[", 1)[0]
     target = re.search(r'^patchwork-play = "(.+)"$', scripts, re.MULTILINE).group(1)
     module, _, function = target.partition(":")

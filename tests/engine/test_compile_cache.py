@@ -14,8 +14,7 @@ import pytest
 from numba.core import caching
 
 from patchwork_env.engine import compiling
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 PROBE = """
 import sys

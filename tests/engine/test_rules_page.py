@@ -8,7 +8,9 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "make_rules_patches.py"
+from tests import ROOT
+
+SCRIPT = ROOT / "docs" / "make_rules_patches.py"
 
 
 def load_script() -> ModuleType:

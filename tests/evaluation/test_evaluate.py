@@ -13,8 +13,7 @@ import pytest
 import evaluate
 from patchwork_env import Game
 from patchwork_env.evaluation.tournament import make_tasks, round_robin
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 def test_tiny_tournament_writes_its_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

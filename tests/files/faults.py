@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 def disk_full(*_: Any, **__: Any) -> Any:

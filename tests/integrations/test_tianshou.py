@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,8 @@ from tianshou.data.buffer.buffer_base import MalformedBufferError
 from tianshou.env import DummyVectorEnv, PettingZooEnv
 
 import patchwork_env
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ("player_0", "player_1")
 
 

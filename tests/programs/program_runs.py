@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 TINY = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
         "--hidden", "32", "--channels", "8", "--snapshot-every", "1", "--pool-size", "2",

@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 from patchwork_env.training.az import run_az
+from tests import ROOT
 from tests.agents.test_az import tiny_options
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def bench(script: str, *args: str, cwd: Path) -> str:

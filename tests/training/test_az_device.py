@@ -27,9 +27,9 @@ from patchwork_env.training.az.options import AZRunError
 from patchwork_env.training.az.selfplay.worker import SelfPlayWorker
 from patchwork_env.training.checkpoint import MAGIC, load_checkpoint, on_cpu
 from patchwork_env.training.ppo.session import resumed_options
+from tests import ROOT
 from tests.agents.test_az import tiny_options as tiny
 
-ROOT = Path(__file__).resolve().parents[2]
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
 
 

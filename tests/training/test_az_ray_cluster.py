@@ -15,10 +15,10 @@ import torch
 
 from patchwork_env.training.az import run_az
 from patchwork_env.training.checkpoint import load_checkpoint
+from tests import ROOT
 from tests.agents.test_az import tiny_options
 from tests.training.ray_cluster import RUN
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                 reason="Ray is not installed")
 

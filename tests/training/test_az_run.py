@@ -13,6 +13,7 @@ from patchwork_env.training.az import AZRunError, run_az
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.checkpoint import CheckpointError
+from tests import ROOT
 from tests.agents.test_az import tiny_options
 
 
@@ -76,9 +77,8 @@ def test_training_runs_checkpoints_resumes_and_refuses_a_corrupt_checkpoint(tmp_
 def test_train_py_runs_the_search_guided_trainer(tmp_path) -> None:
     import subprocess
     import sys
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "train.py"
+    script = ROOT / "train.py"
     run = tmp_path / "az"
     tiny = ["--algo", "az", "--iterations", "1", "--games-per-iteration", "2",
             "--parallel-games", "2", "--simulations", "2", "--max-considered", "2",

@@ -18,9 +18,9 @@ from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import run_az
 from patchwork_env.training.az.selfplay.processes import WorkerError, WorkerPool
 from patchwork_env.training.checkpoint import load_checkpoint
+from tests import ROOT
 from tests.agents.test_az import tiny_options as tiny
 
-ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_S = 300
 
 
