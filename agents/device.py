@@ -14,9 +14,10 @@ machine.
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -114,6 +115,24 @@ def autocast(device: torch.device, precision: str) -> Iterator[None]:
         yield
 
 
+def on_cpu(value: Any) -> Any:
+    """``value`` with every tensor in it (in dicts, lists and tuples) copied to the CPU
+    where it is on another device: what a file or a process without an accelerator
+    receives (a checkpoint, the weights sent to self-play workers)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):  # a shallow copy keeps a state dict's type and _metadata
+        copied = copy.copy(value)
+        for key, item in value.items():
+            copied[key] = on_cpu(item)
+        return copied
+    if isinstance(value, list | tuple):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
 class Uploader:
     """Copies numpy arrays to ``device``: on the CPU without a copy (``torch.from_numpy``);
     on CUDA through a pinned host buffer, reused from call to call, and an asynchronous
@@ -149,4 +168,5 @@ class Uploader:
 
 
 __all__ = ["DEVICE_CHOICES", "PRECISIONS", "DeviceError", "Uploader", "autocast",
-           "available_devices", "check_precision", "looks_like_device", "resolve_device"]
+           "available_devices", "check_precision", "looks_like_device", "on_cpu",
+           "resolve_device"]

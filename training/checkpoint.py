@@ -15,7 +15,6 @@ package is installed) and as a ``MaskablePPO`` zip for SB3's own tools.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from patchwork_env.agents.device import on_cpu
 from patchwork_env.agents.model_file import save_policy
 from patchwork_env.agents.ppo.networks import FastMaskablePolicy
 from patchwork_env.files.atomic import atomic_path, write_bytes
@@ -35,21 +35,6 @@ FORMAT_VERSION = 1
 
 class CheckpointError(Exception):
     """A checkpoint that is missing, damaged or made for another setup."""
-
-
-def on_cpu(value: Any) -> Any:
-    """``value`` with every tensor in it (in dicts, lists and tuples) copied to the CPU
-    where it is on another device."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu()
-    if isinstance(value, dict):  # a shallow copy keeps a state dict's type and _metadata
-        copied = copy.copy(value)
-        for key, item in value.items():
-            copied[key] = on_cpu(item)
-        return copied
-    if isinstance(value, list | tuple):
-        return type(value)(on_cpu(v) for v in value)
-    return value
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:

@@ -20,12 +20,13 @@ import pytest
 import torch
 
 from patchwork_env.agents.az.net import AZNet, load_az_net
+from patchwork_env.agents.device import on_cpu
 from patchwork_env.training.az import run_az
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.options import AZRunError
 from patchwork_env.training.az.selfplay.worker import SelfPlayWorker
-from patchwork_env.training.checkpoint import MAGIC, load_checkpoint, on_cpu
+from patchwork_env.training.checkpoint import MAGIC, load_checkpoint
 from patchwork_env.training.ppo.session import resumed_options
 from tests import ROOT
 from tests.agents.test_az import tiny_options as tiny

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.device import on_cpu
 from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 _WORKER: SelfPlayWorker | None = None
@@ -70,11 +71,6 @@ def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> Self
     return _WORKER.generate(weights, n_games, seed)
 
 
-def cpu_weights(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """``weights`` on the CPU, for processes or actors that may have no accelerator."""
-    return {name: tensor.detach().cpu() for name, tensor in weights.items()}
-
-
 def worker_seeds(seed: int, n_workers: int) -> list[int]:
     """The seed of each worker's share of an iteration seeded by ``seed`` (worker ``i``:
     ``[seed, i]``), wherever the workers run."""
@@ -111,7 +107,7 @@ class WorkerPool:
         :class:`WorkerError` if a worker process dies meanwhile."""
         try:
             with _sigint_ignored():  # the processes a submit starts ignore Ctrl-C
-                weights = cpu_weights(weights)
+                weights = on_cpu(weights)
                 jobs = [self._pool.submit(_generate, weights, n, s)
                         for n, s in zip(shares(n_games, self.n_workers),
                                         worker_seeds(seed, self.n_workers), strict=False)]

@@ -20,9 +20,9 @@ from typing import Any
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.device import on_cpu
 from patchwork_env.training.az.selfplay.processes import (
     WorkerError,
-    cpu_weights,
     merge,
     shares,
     worker_seeds,
@@ -121,7 +121,7 @@ class RayWorkerPool:
         """``n_games`` games split over the actors (actor ``i`` seeded as worker ``i`` of a
         process pool); :class:`~.processes.WorkerError` if an actor dies meanwhile."""
         ray = self._ray
-        shared = ray.put(cpu_weights(weights))
+        shared = ray.put(on_cpu(weights))
         jobs = [actor.generate.remote(shared, n, s)
                 for actor, n, s in zip(self._actors, shares(n_games, self.n_workers),
                                        worker_seeds(seed, self.n_workers), strict=False)]

@@ -19,9 +19,8 @@ import torch
 
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import build_az_net, make_evaluator
-from patchwork_env.agents.device import resolve_device
+from patchwork_env.agents.device import on_cpu, resolve_device
 from patchwork_env.training.az.selfplay.processes import (
-    cpu_weights,
     merge,
     shares,
     worker_seeds,
@@ -151,7 +150,7 @@ class RayServicePool:
         ray = self._ray
         jobs = list(zip(shares(n_games, self.n_workers), worker_seeds(seed, self.n_workers),
                         strict=False))
-        ray_call(ray, [self._service.load.remote(ray.put(cpu_weights(weights))),
+        ray_call(ray, [self._service.load.remote(ray.put(on_cpu(weights))),
                        self._service.begin.remote(list(range(len(jobs))))])
         return merge(ray_call(ray, [actor.generate.remote(n, s)
                                     for actor, (n, s) in zip(self._actors, jobs,
