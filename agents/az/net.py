@@ -24,8 +24,14 @@ Four bodies (``kind``):
   evaluates it an order of magnitude or more slower than ``"shaped"``.
 
 :meth:`AZNet.outputs` returns a :class:`NetOutput`: the logits, the value and a dict of
-auxiliary outputs (none yet) that heads added later fill in; ``forward`` returns its first
-two.
+auxiliary outputs; ``forward`` returns its first two. A network built with ``aux=True`` has
+two auxiliary heads on the value's features, trained on targets every position of a game
+shares but each of which says more than the result's sign (see
+:mod:`patchwork_env.training.az.aux_targets`): ``"score"``, the logits of the final score
+difference for the player to move (:data:`SCORE_BINS` bins, from ``-SCORE_LIMIT`` to
+``+SCORE_LIMIT``, clipped), and ``"ownership"``, one logit per cell of both quilts at the
+end of the game (covered or not: the player to move's first, then the opponent's). The
+search never reads them, so ``outputs`` computes them only when asked (``aux=True``).
 
 A network file is the project's pickle-free policy file (see :mod:`.model_file`): the same
 envelope (``format``, ``version``, ``config``, ``state_dict``, ``sha256``), with the
@@ -63,6 +69,13 @@ MASKED_LOGIT = -1e9
 against a target of 0 there stays 0)."""
 NET_PREFIX = "az-"
 AZ_KINDS = ("mlp", "shaped", "stencil", "resnet")
+SCORE_LIMIT = 90
+"""The largest final score difference the score head tells apart (larger ones are
+clipped to it)."""
+SCORE_BINS = 2 * SCORE_LIMIT + 1
+"""The score head's bins: differences ``-SCORE_LIMIT .. +SCORE_LIMIT``."""
+OWNERSHIP_CELLS = 2 * N_CELLS
+"""The ownership head's outputs: each cell of the mover's quilt, then the opponent's."""
 
 
 class NetOutput(NamedTuple):
@@ -73,7 +86,9 @@ class NetOutput(NamedTuple):
     value: torch.Tensor
     """(N,) value in [-1, 1] for the player to move."""
     aux: dict[str, torch.Tensor]
-    """Auxiliary outputs by name (empty for the bodies so far)."""
+    """Auxiliary outputs by name: ``"score"`` (N, :data:`SCORE_BINS`) and ``"ownership"``
+    (N, :data:`OWNERSHIP_CELLS`) logits where the network has them and they were asked
+    for; else empty."""
 
 
 class AZNet(nn.Module):
@@ -82,11 +97,13 @@ class AZNet(nn.Module):
     ``forward(obs, mask=None) -> (logits (N, 2026), value (N,))``; with a mask, illegal
     actions get :data:`MASKED_LOGIT`. ``hidden`` and ``layers`` size the MLP trunk
     (``resnet``: ``hidden`` the width of its context), ``channels`` and ``blocks`` the
-    convolutional trunks, ``maps`` the learned per-cell maps of the placement heads.
+    convolutional trunks, ``maps`` the learned per-cell maps of the placement heads;
+    ``aux``: add the score and ownership heads (see the module docstring).
     """
 
     def __init__(self, obs_size: int = OBSERVATION_SIZE, kind: str = "mlp", hidden: int = 256,
-                 layers: int = 2, channels: int = 32, blocks: int = 4, maps: int = 16) -> None:
+                 layers: int = 2, channels: int = 32, blocks: int = 4, maps: int = 16,
+                 aux: bool = False) -> None:
         super().__init__()
         if kind not in AZ_KINDS:
             raise ValueError(f"unknown az network kind {kind!r}: choose from {AZ_KINDS}")
@@ -116,6 +133,13 @@ class AZNet(nn.Module):
             self.trunk = StencilNet(obs_size, channels, blocks, hidden, maps)
             value_in = self.trunk.latent_dim_vf
         self.value_head = nn.Sequential(nn.Linear(value_in, 64), nn.ReLU(), nn.Linear(64, 1))
+        if not isinstance(aux, bool):
+            raise ValueError(f"aux must be true or false, got {aux!r}")
+        self.aux = aux
+        if aux:
+            self.score_head = nn.Sequential(nn.Linear(value_in, 64), nn.ReLU(),
+                                            nn.Linear(64, SCORE_BINS))
+            self.ownership_head = nn.Linear(value_in, OWNERSHIP_CELLS)
         self._small_init()
 
     def _small_init(self) -> None:
@@ -142,11 +166,15 @@ class AZNet(nn.Module):
             kwargs.update(layers=self.layers, maps=self.maps)
         else:  # stencil, resnet
             kwargs.update(channels=self.channels, blocks=self.blocks, maps=self.maps)
+        if self.aux:
+            kwargs["aux"] = True
         return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
                 "observation_size": self.obs_size, "n_actions": N_ACTIONS}
 
-    def outputs(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> NetOutput:
-        """The logits, the value and the auxiliary outputs of observations ``(N, size)``."""
+    def outputs(self, obs: torch.Tensor, mask: torch.Tensor | None = None, aux: bool = False
+                ) -> NetOutput:
+        """The logits, the value and (with ``aux``, where the network has them) the
+        auxiliary outputs of observations ``(N, size)``."""
         if self.kind == "mlp":
             h = self.trunk(obs)
             logits, value_features = self.policy_head(h), h
@@ -161,7 +189,11 @@ class AZNet(nn.Module):
         value = torch.tanh(self.value_head(value_features)).squeeze(-1)
         if mask is not None:
             logits = logits.masked_fill(~mask, MASKED_LOGIT)
-        return NetOutput(logits, value, {})
+        heads = {}
+        if aux and self.aux:
+            heads = {"score": self.score_head(value_features),
+                     "ownership": self.ownership_head(value_features)}
+        return NetOutput(logits, value, heads)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,6 +9,8 @@ sees with the engine's compiled code: the observations (``observe``) and the leg
 With ``augment=True`` each sample is first moved by one of the 8 quilt symmetries, drawn
 uniformly (:mod:`.symmetry`): its state and the actions of its policy target together, so
 the network sees one of 8 equivalent forms of the position with the same probabilities.
+A sample also keeps how its game ended (:mod:`.aux_targets`), moved by the same symmetry,
+for networks with auxiliary heads.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import torch
 from patchwork_env import GameBatch
 from patchwork_env.data.rules import Rules, get_rules
 from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.training.az.aux_targets import ownership, score_bins
 from patchwork_env.training.az.restore_checks import check_buffer_state
 from patchwork_env.training.az.selfplay import SelfPlayBatch
 from patchwork_env.training.az.symmetry import SYMMETRIES, transform_actions, transform_states
@@ -30,8 +33,10 @@ from patchwork_env.views.observation import observe
 
 @dataclass
 class Chunk:
-    """Consecutive samples: states, CSR policy targets, value targets and whether each
-    policy target is one to learn (playout cap randomization)."""
+    """Consecutive samples: states, CSR policy targets, value targets, whether each
+    policy target is one to learn (playout cap randomization) and the auxiliary targets
+    (final score differences and quilts; ``aux_known`` false where the game's end is
+    unknown)."""
 
     states: np.ndarray
     offsets: np.ndarray
@@ -39,6 +44,16 @@ class Chunk:
     probs: np.ndarray
     values: np.ndarray
     policy_targets: np.ndarray
+    score_diffs: np.ndarray
+    final_quilts: np.ndarray
+    aux_known: np.ndarray
+
+    @staticmethod
+    def empty() -> Chunk:
+        """No samples."""
+        return Chunk(np.zeros(0, STATE_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int16),
+                     np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, bool),
+                     np.zeros(0, np.int16), np.zeros((0, 2, 2), np.uint64), np.zeros(0, bool))
 
     def __len__(self) -> int:
         return len(self.states)
@@ -49,7 +64,8 @@ class Chunk:
         lo = self.offsets[first]
         return Chunk(self.states[first:].copy(), self.offsets[first:] - lo,
                      self.actions[lo:].copy(), self.probs[lo:].copy(), self.values[first:].copy(),
-                     self.policy_targets[first:].copy())
+                     self.policy_targets[first:].copy(), self.score_diffs[first:].copy(),
+                     self.final_quilts[first:].copy(), self.aux_known[first:].copy())
 
 
 @dataclass
@@ -68,6 +84,12 @@ class TrainingBatch:
     """``(B,) float32``: the results for the player to move."""
     policy_targets: torch.Tensor | None = None
     """``(B,) bool``: the rows whose policy is learnt (``None``: all)."""
+    score_bins: torch.Tensor | None = None
+    """``(B,) int64``: the score head's bin of each row's final score difference."""
+    ownership: torch.Tensor | None = None
+    """``(B, 162) float32``: each cell of both final quilts, covered or not."""
+    aux_known: torch.Tensor | None = None
+    """``(B,) bool``: the rows with auxiliary targets (``None``: none has them)."""
 
 
 class ReplayBuffer:
@@ -87,11 +109,17 @@ class ReplayBuffer:
 
     def add(self, batch: SelfPlayBatch) -> None:
         """Append a self-play batch, dropping the oldest samples beyond the capacity."""
+        n = len(batch)
+        known = batch.score_diffs is not None and batch.final_quilts is not None
         chunk = Chunk(batch.states.copy(), batch.target_offsets.astype(np.int64),
                       batch.target_actions.astype(np.int16), batch.target_probs.astype(np.float32),
                       batch.values.astype(np.float32),
-                      np.ones(len(batch), bool) if batch.policy_targets is None
-                      else batch.policy_targets.astype(bool))
+                      np.ones(n, bool) if batch.policy_targets is None
+                      else batch.policy_targets.astype(bool),
+                      batch.score_diffs.astype(np.int16) if known else np.zeros(n, np.int16),
+                      batch.final_quilts.astype(np.uint64) if known
+                      else np.zeros((n, 2, 2), np.uint64),
+                      np.full(n, known))
         self._append(chunk)
         self.added += len(chunk)
 
@@ -124,6 +152,9 @@ class ReplayBuffer:
         lengths = np.empty(batch_size, np.int64)
         values = np.empty(batch_size, np.float32)
         policy_targets = np.empty(batch_size, bool)
+        score_diffs = np.empty(batch_size, np.int16)
+        final_quilts = np.empty((batch_size, 2, 2), np.uint64)
+        aux_known = np.empty(batch_size, bool)
         rows: list[tuple[Chunk, np.ndarray, np.ndarray]] = []
         at = 0
         for k in np.unique(which):
@@ -134,6 +165,9 @@ class ReplayBuffer:
             lengths[sl] = chunk.offsets[local + 1] - chunk.offsets[local]
             values[sl] = chunk.values[local]
             policy_targets[sl] = chunk.policy_targets[local]
+            score_diffs[sl] = chunk.score_diffs[local]
+            final_quilts[sl] = chunk.final_quilts[local]
+            aux_known[sl] = chunk.aux_known[local]
             rows.append((chunk, local, np.arange(sl.start, sl.stop)))
             at += len(local)
         width = int(lengths.max())
@@ -147,6 +181,7 @@ class ReplayBuffer:
             src = np.repeat(starts, n) + c
             index[r, c] = chunk.actions[src]
             probs[r, c] = chunk.probs[src]
+        symmetry = np.zeros(batch_size, np.int64)
         if augment:
             symmetry = rng.integers(0, SYMMETRIES, batch_size)
             r, c = np.nonzero(np.arange(width) < lengths[:, None])
@@ -156,7 +191,10 @@ class ReplayBuffer:
         masks = GameBatch(states, self.rules).legal_mask()
         return TrainingBatch(torch.from_numpy(obs), torch.from_numpy(masks),
                              torch.from_numpy(index), torch.from_numpy(probs),
-                             torch.from_numpy(values), torch.from_numpy(policy_targets))
+                             torch.from_numpy(values), torch.from_numpy(policy_targets),
+                             torch.from_numpy(score_bins(score_diffs)),
+                             torch.from_numpy(ownership(final_quilts, symmetry)),
+                             torch.from_numpy(aux_known))
 
     # ----- checkpoints: tensors and plain data only -----------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -168,7 +206,10 @@ class ReplayBuffer:
                 "actions": torch.from_numpy(merged.actions),
                 "probs": torch.from_numpy(merged.probs),
                 "values": torch.from_numpy(merged.values),
-                "policy_targets": torch.from_numpy(merged.policy_targets.astype(np.uint8))}
+                "policy_targets": torch.from_numpy(merged.policy_targets.astype(np.uint8)),
+                "score_diffs": torch.from_numpy(merged.score_diffs),
+                "final_quilts": torch.from_numpy(merged.final_quilts.view(np.int64)),
+                "aux_known": torch.from_numpy(merged.aux_known.astype(np.uint8))}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved; ``ValueError`` saying what is wrong if it
@@ -181,15 +222,22 @@ class ReplayBuffer:
         values = state["values"].numpy().astype(np.float32)
         policy_targets = (state["policy_targets"].numpy().astype(bool)
                           if "policy_targets" in state else np.ones(len(states), bool))
+        n = len(states)
+        if "aux_known" in state:
+            score_diffs = state["score_diffs"].numpy().astype(np.int16)
+            final_quilts = state["final_quilts"].numpy().view(np.uint64).copy()
+            aux_known = state["aux_known"].numpy().astype(bool)
+        else:  # the buffers of older runs: their games' ends are unknown
+            score_diffs, final_quilts = np.zeros(n, np.int16), np.zeros((n, 2, 2), np.uint64)
+            aux_known = np.zeros(n, bool)
         self.capacity = int(state["capacity"])
         self.added = int(state["added"])
-        self.chunks = ([Chunk(states, offsets, actions, probs, values, policy_targets)]
-                       if len(states) else [])
+        self.chunks = ([Chunk(states, offsets, actions, probs, values, policy_targets,
+                              score_diffs, final_quilts, aux_known)] if n else [])
 
     def _merged(self) -> Chunk:
         if not self.chunks:
-            return Chunk(np.zeros(0, STATE_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int16),
-                         np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, bool))
+            return Chunk.empty()
         offsets = [np.zeros(1, np.int64)]
         base = 0
         for c in self.chunks:
@@ -199,4 +247,7 @@ class ReplayBuffer:
                      np.concatenate([c.actions for c in self.chunks]),
                      np.concatenate([c.probs for c in self.chunks]),
                      np.concatenate([c.values for c in self.chunks]),
-                     np.concatenate([c.policy_targets for c in self.chunks]))
+                     np.concatenate([c.policy_targets for c in self.chunks]),
+                     np.concatenate([c.score_diffs for c in self.chunks]),
+                     np.concatenate([c.final_quilts for c in self.chunks]),
+                     np.concatenate([c.aux_known for c in self.chunks]))

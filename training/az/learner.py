@@ -7,8 +7,11 @@ policy is a target: with playout cap randomization, those of full searches), plu
 ``value_weight`` times the squared error of the value against its target: the game's
 result for the player to move, mixed in early iterations with random-playout estimates
 and, if the run asks, with the search's value of the position (see :mod:`.value_targets`
-and the trainer's ``playout_weight`` and ``root_value_weight``). The optimiser is Adam
-with decoupled weight decay (AdamW).
+and the trainer's ``playout_weight`` and ``root_value_weight``). A network with auxiliary heads
+(:mod:`.aux_targets`) adds ``score_head_weight`` times the cross-entropy of its final-score
+distribution and ``ownership_weight`` times the binary cross-entropy of its final quilts
+(the mean over their 162 cells), over the samples whose game's end is known. The optimiser
+is Adam with decoupled weight decay (AdamW).
 
 The learner trains where its network is (a GPU, say): each minibatch is moved there, the
 forward pass runs in the run's precision (:mod:`~patchwork_env.agents.device`; ``fp16``
@@ -34,13 +37,16 @@ class Learner:
 
     def __init__(self, net: AZNet, learning_rate: float = 1e-3, weight_decay: float = 1e-4,
                  value_weight: float = 1.0, max_grad_norm: float = 5.0,
-                 precision: str = "fp32") -> None:
+                 precision: str = "fp32", score_head_weight: float = 0.0,
+                 ownership_weight: float = 0.0) -> None:
         self.net = net
         self.device = next(net.parameters()).device
         self.precision = check_precision(precision, self.device)
         self.scaler = torch.amp.GradScaler(self.device.type) if precision == "fp16" else None
         """The loss scale of ``fp16`` (restarted by a resumed run)."""
         self.value_weight = value_weight
+        self.score_head_weight, self.ownership_weight = score_head_weight, ownership_weight
+        self.aux = net.aux and (score_head_weight > 0 or ownership_weight > 0)
         self.max_grad_norm = max_grad_norm
         self.optimizer = torch.optim.AdamW(net.parameters(), lr=learning_rate,
                                            weight_decay=weight_decay)
@@ -52,14 +58,15 @@ class Learner:
             group["lr"] = learning_rate
 
     def losses(self, batch: TrainingBatch) -> dict[str, torch.Tensor]:
-        """``policy`` (cross-entropy to the targets), ``value`` (squared error), ``total``
-        and, for the record, ``target_entropy`` (the loss's floor)."""
+        """``policy`` (cross-entropy to the targets), ``value`` (squared error), with
+        auxiliary heads ``score`` and ``ownership`` (cross-entropies), ``total`` and, for
+        the record, ``target_entropy`` (the policy loss's floor)."""
         obs, masks, index, probs, targets = (
             t.to(self.device, non_blocking=True) for t in (
                 batch.observations, batch.masks, batch.target_index, batch.target_probs,
                 batch.values))
         with autocast(self.device, self.precision):
-            logits, values = self.net(obs)
+            logits, values, heads = self.net.outputs(obs, aux=self.aux)
         # masked in float32: fp16 has no room for MASKED_LOGIT
         logits = logits.float().masked_fill(~masks, MASKED_LOGIT)
         log_p = F.log_softmax(logits, dim=1).gather(1, index)
@@ -69,8 +76,29 @@ class Learner:
         policy = (-(probs * log_p).sum(1) * weight).sum() / count
         value = F.mse_loss(values.float(), targets)
         entropy = (-(probs * torch.log(probs.clamp_min(1e-12))).sum(1) * weight).sum() / count
-        return {"policy": policy, "value": value,
-                "total": policy + self.value_weight * value, "target_entropy": entropy}
+        out = {"policy": policy, "value": value,
+               "total": policy + self.value_weight * value, "target_entropy": entropy}
+        if heads:
+            out.update(self._aux_losses(batch, heads))
+            out["total"] = (out["total"] + self.score_head_weight * out["score"]
+                            + self.ownership_weight * out["ownership"])
+        return out
+
+    def _aux_losses(self, batch: TrainingBatch, heads: dict[str, torch.Tensor]
+                    ) -> dict[str, torch.Tensor]:
+        """The auxiliary heads' losses, averaged over the rows with auxiliary targets."""
+        if batch.aux_known is None or batch.score_bins is None or batch.ownership is None:
+            zero = torch.zeros((), device=self.device)
+            return {"score": zero, "ownership": zero}
+        known, bins, cells = (t.to(self.device, non_blocking=True) for t in (
+            batch.aux_known, batch.score_bins, batch.ownership))
+        weight = known.float()
+        count = weight.sum().clamp_min(1.0)
+        score = F.cross_entropy(heads["score"].float(), bins, reduction="none")
+        owned = F.binary_cross_entropy_with_logits(heads["ownership"].float(), cells,
+                                                   reduction="none").mean(1)
+        return {"score": (score * weight).sum() / count,
+                "ownership": (owned * weight).sum() / count}
 
     def step(self, batch: TrainingBatch) -> dict[str, float]:
         """One optimiser step; the losses before it, as floats."""

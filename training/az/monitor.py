@@ -36,7 +36,8 @@ TENSORBOARD = "tb"
 EVAL_SEED = 1
 """The tournament seed of the evaluations during training (as for PPO runs)."""
 BASE_FIELDS = ("iteration", "games", "samples", "buffer", "learner_steps", "train_s", "wall_s",
-               "learning_rate", "policy_loss", "value_loss", "target_entropy", "selfplay_s",
+               "learning_rate", "policy_loss", "value_loss", "target_entropy", "score_loss",
+               "ownership_loss", "selfplay_s",
                "playout_s", "learn_s", "positions_per_s", "evaluations_per_s", "tree_fraction",
                "player0_wins", "mean_abs_score_diff")
 

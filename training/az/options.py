@@ -55,6 +55,7 @@ RANGES = {
     "teacher_positions": AT_LEAST_ONE, "teacher_epochs": Range(0, 1_000, above=True),
     "learning_rate": Range(0, 1, above=True), "lr_drop_factor": Range(0, 1, above=True),
     "weight_decay": NOT_NEGATIVE, "value_weight": NOT_NEGATIVE,
+    "score_head_weight": NOT_NEGATIVE, "ownership_weight": NOT_NEGATIVE,
     "batch_size": Range(1, 1_000_000), "sample_reuse": Range(0, 1_000, above=True),
     "buffer_size": AT_LEAST_ONE, "eval_every": Range(0, MAX_ITERATIONS),
     "eval_games": Range(0, MAX_GAMES), "eval_evaluations": Range(1, MAX_EVALUATIONS),
@@ -172,6 +173,13 @@ class AZOptions:
     """Decoupled weight decay."""
     value_weight: float = 1.0
     """Weight of the value's squared error in the loss."""
+    score_head_weight: float = 0.0
+    """Weight of the score head's loss (the cross-entropy of the final score difference's
+    distribution); above 0 (or ownership_weight above 0) gives the network its auxiliary
+    heads (training/az/aux_targets.py)."""
+    ownership_weight: float = 0.0
+    """Weight of the ownership head's loss (the binary cross-entropy of each cell of both
+    final quilts, averaged over the cells)."""
     batch_size: int = 256
     """Samples per learner step."""
     sample_reuse: float = 4.0
@@ -277,7 +285,13 @@ class AZOptions:
         seed."""
         torch.manual_seed(self.seed)
         return AZNet(layout(get_rules(self.rules)).size, kind=self.net, hidden=self.hidden,
-                     layers=self.layers, blocks=self.blocks, channels=self.channels)
+                     layers=self.layers, blocks=self.blocks, channels=self.channels,
+                     aux=self.aux_heads)
+
+    @property
+    def aux_heads(self) -> bool:
+        """Whether the network has the auxiliary heads (a weight on either's loss)."""
+        return self.score_head_weight > 0 or self.ownership_weight > 0
 
     def opponents(self) -> list[str]:
         """The evaluation opponents' specs."""

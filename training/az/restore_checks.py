@@ -29,7 +29,7 @@ import torch
 
 from patchwork_env import GameBatch
 from patchwork_env.agents.az.net import AZNet
-from patchwork_env.data.actions import N_ACTIONS
+from patchwork_env.data.actions import N_ACTIONS, N_CELLS
 from patchwork_env.data.rules import Rules
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.engine.serialize import state_from_dict, state_to_dict
@@ -41,6 +41,9 @@ PROBABILITY_TOLERANCE = 1e-3
 """How far from 1 a target's probabilities may sum (they are stored as float32)."""
 LEGALITY_CHUNK = 4096
 """States whose legal actions are computed at once (a mask is 2026 bytes per state)."""
+MAX_SCORE_DIFF = 400
+"""Beyond any score difference a game can reach (a score lies between -162 and a few
+dozen points)."""
 BUFFER_KEYS = ("capacity", "added", "states", "offsets", "actions", "probs", "values")
 COUNTERS = ("iteration", "games", "train_s", "wall_s", "warm_started")
 NETWORK_SIZES = ("hidden", "layers", "blocks", "channels")
@@ -210,9 +213,30 @@ def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) ->
             raise ValueError(f"the buffer's policy_targets must be {n} flags of 0 or 1, got "
                              f"{len(flags)} of {flags.min() if len(flags) else 0}.."
                              f"{flags.max() if len(flags) else 0}")
+    if "aux_known" in state:  # absent in the buffers of older runs (no auxiliary targets)
+        _check_aux_targets(state, n)
     states = raw.view(STATE_DTYPE)
     check_states(states, rules)
     check_legal(states, offsets.astype(np.int64), actions.astype(np.int64), rules)
+
+
+def _check_aux_targets(state: Mapping[str, Any], n: int) -> None:
+    """``ValueError`` unless the buffer's auxiliary targets are ``n`` of each kind: flags,
+    score differences within the scores a game can reach, and quilts of 81 cells."""
+    _mapping(state, "the replay buffer", ("score_diffs", "final_quilts"))
+    flags, diffs = _array(state, "aux_known", "u"), _array(state, "score_diffs", "i")
+    quilts = state["final_quilts"]
+    if not isinstance(quilts, torch.Tensor) or quilts.dtype != torch.int64:
+        raise ValueError("the buffer's final_quilts must be a tensor of 64-bit words")
+    if len(flags) != n or len(diffs) != n or tuple(quilts.shape) != (n, 2, 2):
+        raise ValueError(f"the buffer's auxiliary targets must be {n} flags, {n} score "
+                         f"differences and ({n}, 2, 2) quilt words, got {len(flags)}, "
+                         f"{len(diffs)} and {tuple(quilts.shape)}")
+    if n and (flags.max() > 1 or np.abs(diffs.astype(np.int64)).max() > MAX_SCORE_DIFF):
+        raise ValueError("the buffer's aux_known must be flags of 0 or 1 and its score "
+                         f"differences within +-{MAX_SCORE_DIFF}")
+    if n and (quilts.numpy()[..., 1].view(np.uint64) >> np.uint64(N_CELLS - 64)).any():
+        raise ValueError("the buffer's final_quilts cover cells beyond the 81 of a quilt")
 
 
 def check_states(states: np.ndarray, rules: Rules) -> None:

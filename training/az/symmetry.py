@@ -100,6 +100,13 @@ def transform_states(states: np.ndarray, symmetry: np.ndarray | int) -> np.ndarr
     return out
 
 
+def transform_quilts(quilts: np.ndarray, symmetry: np.ndarray | int) -> np.ndarray:
+    """``(N, Q, 2) uint64`` bitboards of ``Q`` quilts per row -> ``(N, Q, 81) bool`` cells,
+    row ``i``'s moved by ``symmetry[i]`` (as :func:`transform_states` moves the quilts)."""
+    sym = _check_symmetry(symmetry, len(quilts))
+    return _permute(_unpack(quilts), sym)
+
+
 @functools.cache
 def buy_code_map() -> np.ndarray:
     """``(8, 33, 648) int16``: ``[g, patch, orientation * 81 + anchor]`` -> the placement

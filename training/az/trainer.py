@@ -89,14 +89,20 @@ def start_net(opts: AZOptions) -> AZNet:
         net = load_az_net(opts.init)
     except (OSError, ValueError) as e:
         raise AZRunError(f"--init: {e}") from None
+    grow = opts.aux_heads and not net.aux  # the auxiliary heads then start fresh
     with torch.random.fork_rng():
         expected = opts.network()
+        bare = (dataclasses.replace(opts, score_head_weight=0.0, ownership_weight=0.0).network()
+                if grow else expected)
     try:
-        check_weights(expected, net.state_dict())
+        check_weights(bare, net.state_dict())
     except ValueError as e:
         raise AZRunError(f"--init: {opts.init} does not fit --net {opts.net}, --hidden "
                          f"{opts.hidden}, --layers {opts.layers}, --blocks {opts.blocks}, "
                          f"--channels {opts.channels} and --rules {opts.rules}: {e}") from None
+    if grow:
+        expected.load_state_dict(net.state_dict(), strict=False)
+        return expected.eval()
     return net
 
 
@@ -118,7 +124,9 @@ class AZRun:
         net = net if net is not None else start_net(opts)
         net.to(resolve_device(opts.device))
         self.learner = Learner(net, opts.learning_rate, opts.weight_decay, opts.value_weight,
-                               precision=opts.precision)
+                               precision=opts.precision,
+                               score_head_weight=opts.score_head_weight,
+                               ownership_weight=opts.ownership_weight)
         self.worker = make_self_play(net, opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
 
@@ -227,6 +235,8 @@ class AZRun:
                  learning_rate: float, targets_s: float, learn_s: float) -> dict[str, Any]:
         """The metrics row of the iteration just done."""
         split = st["tree_seconds"] + st["network_seconds"]
+        aux = {f"{k}_loss": float(np.mean([x[k] for x in losses]))
+               for k in ("score", "ownership") if k in losses[0]}
         return {"iteration": self.iteration, "games": self.games, "samples": self.buffer.added,
                 "buffer": len(self.buffer), "learner_steps": self.learner.steps,
                 "train_s": self.train_s, "learning_rate": learning_rate,
@@ -238,7 +248,7 @@ class AZRun:
                 "evaluations_per_s": st["evaluations"] / max(st["network_seconds"], 1e-9),
                 "tree_fraction": st["tree_seconds"] / split if split else 0.0,
                 "player0_wins": st["player0_wins"],
-                "mean_abs_score_diff": st["mean_abs_score_diff"]}
+                "mean_abs_score_diff": st["mean_abs_score_diff"]} | aux
 
 
 def _claim(opts: AZOptions) -> Claim:

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import Rules
+from patchwork_env.training.az.aux_targets import final_targets
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.selfplay import SelfPlayBatch
@@ -45,12 +46,13 @@ def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
         estimates = playout_values(demos.states, rules, playouts, seed, score_weight,
                                    score_scale)
         values = mixed_targets(values, estimates, playout_weight)
+    score_diffs, final_quilts = final_targets(demos.states, demos.final_states, rules)
     return SelfPlayBatch(states=demos.states, target_offsets=np.arange(n + 1, dtype=np.int64),
                          target_actions=demos.actions.astype(np.int64),
                          target_probs=np.ones(n, np.float32), values=values,
                          root_values=np.full(n, np.nan, np.float32),
                          game_ids=np.zeros(n, np.int64), winners=np.zeros(0, np.int64),
-                         games=0)
+                         games=0, score_diffs=score_diffs, final_quilts=final_quilts)
 
 
 def imitate(learner: Learner, samples: SelfPlayBatch, rules: Rules, epochs: float,

@@ -161,4 +161,11 @@ def merge(batches: list[SelfPlayBatch]) -> SelfPlayBatch:
         game_ids=np.concatenate(game_ids), winners=np.concatenate([b.winners for b in batches]),
         games=games, stats=stats, policy_targets=np.concatenate(
             [np.ones(len(b), bool) if b.policy_targets is None else b.policy_targets
-             for b in batches]))
+             for b in batches]),
+        score_diffs=_joined([b.score_diffs for b in batches]),
+        final_quilts=_joined([b.final_quilts for b in batches]))
+
+
+def _joined(parts: list[np.ndarray | None]) -> np.ndarray | None:
+    """The parts end to end, or ``None`` if any is unknown."""
+    return None if any(p is None for p in parts) else np.concatenate(parts)

@@ -30,6 +30,7 @@ from patchwork_env.agents.az.search import Evaluator, GumbelSearch
 from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import get_rules
 from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.training.az.aux_targets import final_targets
 
 
 @dataclass
@@ -55,6 +56,12 @@ class SelfPlayBatch:
     policy_targets: np.ndarray | None = None
     """``(N,) bool``: whether each sample's policy is a training target (a full search's;
     playout cap randomization); ``None``: all are."""
+    score_diffs: np.ndarray | None = None
+    """``(N,) int16``: the final score difference for the player to move
+    (:mod:`~patchwork_env.training.az.aux_targets`); ``None``: unknown."""
+    final_quilts: np.ndarray | None = None
+    """``(N, 2, 2) uint64``: the final quilts, the player to move's first; ``None``:
+    unknown."""
     games: int = 0
     stats: dict[str, float] = field(default_factory=dict)
     """``seconds``, ``tree_seconds``, ``network_seconds``, ``evaluations``,
@@ -176,6 +183,8 @@ class SelfPlayWorker:
                        self.config.score_scale, outcome0)
         finished = GameBatch(final, self.rules)
         batch = _concatenate(parts, outcome0, finished.winners())
+        batch.score_diffs, batch.final_quilts = final_targets(batch.states,
+                                                              final[batch.game_ids], self.rules)
         scores = finished.scores()
         batch.games = n_games
         batch.stats = {"seconds": time.perf_counter() - start, "tree_seconds": tree_s,
