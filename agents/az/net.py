@@ -31,7 +31,11 @@ shares but each of which says more than the result's sign (see
 difference for the player to move (:data:`SCORE_BINS` bins, from ``-SCORE_LIMIT`` to
 ``+SCORE_LIMIT``, clipped), and ``"ownership"``, one logit per cell of both quilts at the
 end of the game (covered or not: the player to move's first, then the opponent's). The
-search never reads them, so ``outputs`` computes them only when asked (``aux=True``).
+search never reads them, so ``outputs`` computes them only when asked (``aux=True``),
+except with ``value_reads_score=True``: then the value head reads, beside the value's
+features, what the score distribution says (:func:`score_summary`: the chances of winning
+and losing on points and the expected difference), so the value can lean on a head that
+learns from every position's final score.
 
 A network file is the project's pickle-free policy file (see :mod:`.model_file`): the same
 envelope (``format``, ``version``, ``config``, ``state_dict``, ``sha256``), with the
@@ -98,12 +102,14 @@ class AZNet(nn.Module):
     actions get :data:`MASKED_LOGIT`. ``hidden`` and ``layers`` size the MLP trunk
     (``resnet``: ``hidden`` the width of its context), ``channels`` and ``blocks`` the
     convolutional trunks, ``maps`` the learned per-cell maps of the placement heads;
-    ``aux``: add the score and ownership heads (see the module docstring).
+    ``aux``: add the score and ownership heads; ``value_reads_score``: the value head
+    reads the score head's :func:`score_summary` (needs ``aux``; see the module
+    docstring).
     """
 
     def __init__(self, obs_size: int = OBSERVATION_SIZE, kind: str = "mlp", hidden: int = 256,
                  layers: int = 2, channels: int = 32, blocks: int = 4, maps: int = 16,
-                 aux: bool = False) -> None:
+                 aux: bool = False, value_reads_score: bool = False) -> None:
         super().__init__()
         if kind not in AZ_KINDS:
             raise ValueError(f"unknown az network kind {kind!r}: choose from {AZ_KINDS}")
@@ -132,10 +138,15 @@ class AZNet(nn.Module):
 
             self.trunk = StencilNet(obs_size, channels, blocks, hidden, maps)
             value_in = self.trunk.latent_dim_vf
-        self.value_head = nn.Sequential(nn.Linear(value_in, 64), nn.ReLU(), nn.Linear(64, 1))
-        if not isinstance(aux, bool):
-            raise ValueError(f"aux must be true or false, got {aux!r}")
-        self.aux = aux
+        for name, flag in (("aux", aux), ("value_reads_score", value_reads_score)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be true or false, got {flag!r}")
+        if value_reads_score and not aux:
+            raise ValueError("value_reads_score needs the auxiliary heads (aux=True)")
+        self.aux, self.value_reads_score = aux, value_reads_score
+        extra = SUMMARY_SIZE if value_reads_score else 0
+        self.value_head = nn.Sequential(nn.Linear(value_in + extra, 64), nn.ReLU(),
+                                        nn.Linear(64, 1))
         if aux:
             self.score_head = nn.Sequential(nn.Linear(value_in, 64), nn.ReLU(),
                                             nn.Linear(64, SCORE_BINS))
@@ -168,6 +179,8 @@ class AZNet(nn.Module):
             kwargs.update(channels=self.channels, blocks=self.blocks, maps=self.maps)
         if self.aux:
             kwargs["aux"] = True
+        if self.value_reads_score:
+            kwargs["value_reads_score"] = True
         return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
                 "observation_size": self.obs_size, "n_actions": N_ACTIONS}
 
@@ -186,19 +199,38 @@ class AZNet(nn.Module):
             logits, value_features = self.policy_head(pooled, obs, planes), pooled
         else:
             logits, value_features = self.trunk(obs)
-        value = torch.tanh(self.value_head(value_features)).squeeze(-1)
+        score = (self.score_head(value_features)
+                 if self.aux and (aux or self.value_reads_score) else None)
+        value_in = (torch.cat([value_features, score_summary(score)], dim=1)
+                    if score is not None and self.value_reads_score else value_features)
+        value = torch.tanh(self.value_head(value_in)).squeeze(-1)
         if mask is not None:
             logits = logits.masked_fill(~mask, MASKED_LOGIT)
         heads = {}
-        if aux and self.aux:
-            heads = {"score": self.score_head(value_features),
-                     "ownership": self.ownership_head(value_features)}
+        if aux and score is not None:
+            heads = {"score": score, "ownership": self.ownership_head(value_features)}
         return NetOutput(logits, value, heads)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         logits, value, _ = self.outputs(obs, mask)
         return logits, value
+
+
+SUMMARY_SIZE = 3
+"""The values :func:`score_summary` gives of each distribution."""
+
+
+def score_summary(score_logits: torch.Tensor) -> torch.Tensor:
+    """``(N, 3)``: the chance of a positive and of a negative final score difference under
+    the score head's ``(N, SCORE_BINS)`` logits, and the expected difference over
+    ``SCORE_LIMIT``."""
+    probs = torch.softmax(score_logits.float(), dim=1)
+    diffs = torch.arange(-SCORE_LIMIT, SCORE_LIMIT + 1, device=probs.device,
+                         dtype=probs.dtype)
+    summary = torch.stack([probs[:, SCORE_LIMIT + 1:].sum(1), probs[:, :SCORE_LIMIT].sum(1),
+                           (probs * diffs).sum(1) / SCORE_LIMIT], dim=1)
+    return summary.to(score_logits.dtype)
 
 
 class ShapedPolicyHead(nn.Module):

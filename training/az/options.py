@@ -180,6 +180,10 @@ class AZOptions:
     ownership_weight: float = 0.0
     """Weight of the ownership head's loss (the binary cross-entropy of each cell of both
     final quilts, averaged over the cells)."""
+    value_reads_score: bool = False
+    """The value head reads the score head's distribution (the chances of winning and
+    losing on points, the expected difference) beside its features (needs
+    score_head_weight above 0)."""
     batch_size: int = 256
     """Samples per learner step."""
     sample_reuse: float = 4.0
@@ -240,6 +244,9 @@ class AZOptions:
             check_ranges(self, {"workers": workers})
         except ValueError as e:
             raise AZRunError(str(e)) from None
+        if self.value_reads_score and not self.score_head_weight > 0:
+            raise AZRunError("--value-reads-score needs the score head: a "
+                             "--score-head-weight above 0")
         if self.full_search_fraction < 1 and self.cheap_simulations > self.simulations:
             raise AZRunError(f"--cheap-simulations must be at most --simulations "
                              f"({self.simulations}), got {self.cheap_simulations}")
@@ -286,7 +293,7 @@ class AZOptions:
         torch.manual_seed(self.seed)
         return AZNet(layout(get_rules(self.rules)).size, kind=self.net, hidden=self.hidden,
                      layers=self.layers, blocks=self.blocks, channels=self.channels,
-                     aux=self.aux_heads)
+                     aux=self.aux_heads, value_reads_score=self.value_reads_score)
 
     @property
     def aux_heads(self) -> bool:
