@@ -31,7 +31,7 @@ from patchwork_env.training.az.symmetry import (
     transform_quilts,
     transform_states,
 )
-from patchwork_env.training.az.trainer import start_net
+from patchwork_env.training.az.warm_start import start_net
 from tests.agents.test_az import tiny_options
 from tests.positions import FULL, cells, position
 from tests.training.test_az_hostile import AZ, one_line

@@ -46,7 +46,6 @@ from tqdm import tqdm
 from patchwork_env.agents.az.net import (
     AZNet,
     check_weights,
-    load_az_net,
     save_az_net,
 )
 from patchwork_env.agents.device import resolve_device
@@ -72,48 +71,11 @@ from patchwork_env.training.az.value_targets import (
     mixed_targets,
     playout_values,
 )
-from patchwork_env.training.az.warm_start import imitate, teacher_samples
+from patchwork_env.training.az.warm_start import imitate, start_net, teacher_samples
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.training.run_folder import CHECKPOINT, clear, run_files
 
 NET_FILE = "net.pt"
-
-
-VALUE_IN = "value_head.0.weight"
-"""The value head's first layer, wider where the value reads the score head."""
-
-
-def start_net(opts: AZOptions) -> AZNet:
-    """The network a new run starts from: ``init``'s, or fresh weights from the seed.
-    :class:`AZRunError` naming the file for an ``init`` that cannot be read or whose shapes
-    are not the options'."""
-    if not opts.init:
-        return opts.network()
-    try:
-        net = load_az_net(opts.init)
-    except (OSError, ValueError) as e:
-        raise AZRunError(f"--init: {e}") from None
-    grow = opts.aux_heads and not net.aux  # the auxiliary heads then start fresh
-    with torch.random.fork_rng():
-        expected = opts.network()
-        bare = (dataclasses.replace(opts, score_head_weight=0.0, ownership_weight=0.0,
-                                    value_reads_score=False).network()
-                if grow else expected)
-    try:
-        check_weights(bare, net.state_dict())
-    except ValueError as e:
-        raise AZRunError(f"--init: {opts.init} does not fit --net {opts.net}, --hidden "
-                         f"{opts.hidden}, --layers {opts.layers}, --blocks {opts.blocks}, "
-                         f"--channels {opts.channels} and --rules {opts.rules}: {e}") from None
-    if grow:
-        state = net.state_dict()
-        first, wanted = state[VALUE_IN], expected.state_dict()[VALUE_IN]
-        if first.shape != wanted.shape:  # the value head reads the score head too:
-            state[VALUE_IN] = torch.cat(  # it starts by giving it no weight
-                [first, first.new_zeros(len(first), wanted.shape[1] - first.shape[1])], dim=1)
-        expected.load_state_dict(state, strict=False)
-        return expected.eval()
-    return net
 
 
 class AZRun:

@@ -1,4 +1,5 @@
-"""A warm start for search-guided training: the network first imitates a teacher.
+"""A warm start for search-guided training: the network a run starts from
+(:func:`start_net`: fresh, or an ``--init`` file), which first imitates a teacher.
 
 A fresh network's prior is uniform over the ~2,000 actions, so the search's few
 simulations go to random placements and self-play learns slowly what any sensible player
@@ -11,18 +12,22 @@ through the same learner and minibatches as the search's samples.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from typing import Any
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
+from patchwork_env.agents.az.net import AZNet, check_weights, load_az_net
 from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import Rules
 from patchwork_env.training.az.aux_targets import final_targets
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
+from patchwork_env.training.az.options import AZOptions, AZRunError
 from patchwork_env.training.az.selfplay import SelfPlayBatch
 from patchwork_env.training.az.value_targets import mixed_targets, playout_values
 from patchwork_env.training.imitation import demonstrations
@@ -69,3 +74,40 @@ def imitate(learner: Learner, samples: SelfPlayBatch, rules: Rules, epochs: floa
                             file=sys.stderr, dynamic_ncols=True, leave=False)]
     tail = losses[-max(1, steps // 10):]
     return {"steps": steps, **{k: float(np.mean([x[k] for x in tail])) for k in tail[0]}}
+
+
+VALUE_IN = "value_head.0.weight"
+"""The value head's first layer, wider where the value reads the score head."""
+
+
+def start_net(opts: AZOptions) -> AZNet:
+    """The network a new run starts from: ``init``'s, or fresh weights from the seed.
+    :class:`AZRunError` naming the file for an ``init`` that cannot be read or whose shapes
+    are not the options'."""
+    if not opts.init:
+        return opts.network()
+    try:
+        net = load_az_net(opts.init)
+    except (OSError, ValueError) as e:
+        raise AZRunError(f"--init: {e}") from None
+    grow = opts.aux_heads and not net.aux  # the auxiliary heads then start fresh
+    with torch.random.fork_rng():
+        expected = opts.network()
+        bare = (dataclasses.replace(opts, score_head_weight=0.0, ownership_weight=0.0,
+                                    value_reads_score=False).network()
+                if grow else expected)
+    try:
+        check_weights(bare, net.state_dict())
+    except ValueError as e:
+        raise AZRunError(f"--init: {opts.init} does not fit --net {opts.net}, --hidden "
+                         f"{opts.hidden}, --layers {opts.layers}, --blocks {opts.blocks}, "
+                         f"--channels {opts.channels} and --rules {opts.rules}: {e}") from None
+    if grow:
+        state = net.state_dict()
+        first, wanted = state[VALUE_IN], expected.state_dict()[VALUE_IN]
+        if first.shape != wanted.shape:  # the value head reads the score head too:
+            state[VALUE_IN] = torch.cat(  # it starts by giving it no weight
+                [first, first.new_zeros(len(first), wanted.shape[1] - first.shape[1])], dim=1)
+        expected.load_state_dict(state, strict=False)
+        return expected.eval()
+    return net
