@@ -94,3 +94,16 @@ def test_the_time_to_strength_picture_redraws_from_its_kept_data(tmp_path: Path)
     assert (tmp_path / "time_to_strength.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "time_to_strength_az.csv").read_text() == \
         (ROOT / "docs" / "time_to_strength_az.csv").read_text()
+
+
+def test_the_one_change_picture_redraws_from_its_kept_data(tmp_path: Path) -> None:
+    kept = sorted((ROOT / "docs").glob("one_change_*.csv"))
+    assert len(kept) >= 2
+    out = tmp_path / "runs.png"
+    done = run("docs/make_comparison_curves.py", *[f"{p.stem}={p}" for p in kept],
+               "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    unlabelled = run("docs/make_comparison_curves.py", str(kept[0]), "--out", str(out),
+                     cwd=tmp_path)
+    assert unlabelled.returncode == 2 and "LABEL=CSV" in unlabelled.stderr
