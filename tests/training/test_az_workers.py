@@ -16,7 +16,7 @@ import pytest
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import run_az
-from patchwork_env.training.az.selfplay.processes import WorkerError, WorkerPool
+from patchwork_env.training.az.selfplay.processes import WorkerError, WorkerPool, _sigint_held
 from patchwork_env.training.checkpoint import load_checkpoint
 from tests import ROOT
 from tests.agents.test_az import tiny_options as tiny
@@ -148,3 +148,11 @@ def test_one_ctrl_c_ends_a_run_with_workers_in_one_line_and_a_checkpoint(
     assert last == "train.py: interrupted; continue from the last checkpoint with --resume"
     assert err.count("train.py:") == 1, err
     assert load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] >= 1
+
+
+def test_a_ctrl_c_while_workers_start_is_held_not_lost() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        with _sigint_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        time.sleep(0.05)

@@ -32,8 +32,9 @@ GAME_BYTES = 8 * 2 * N_ACTIONS + 2 * N_ACTIONS + N_ACTIONS + 4 * OBSERVATION_SIZ
 mask, its observation and its leaf state."""
 TARGET_ENTRIES = 32
 """Policy-target entries per sample (a lower estimate: the legal actions the search kept)."""
-SAMPLE_BYTES = STATE_BYTES + 8 + 4 + 4 + 8 + TARGET_ENTRIES * (2 + 4)
-"""One sample: its state, target offset, value, search value, game id and target entries."""
+SAMPLE_BYTES = STATE_BYTES + 8 + 4 + 4 + 8 + 1 + 2 + 32 + 1 + TARGET_ENTRIES * (2 + 4)
+"""One sample: its state, target offset, value, search value, game id, policy-target flag,
+final score difference, final quilts, auxiliary-target flag and target entries."""
 SAMPLES_PER_GAME = 30
 """Positions of a game that become samples (a lower estimate)."""
 PLAYOUT_BYTES = STATE_BYTES + 8

@@ -43,24 +43,26 @@ class WorkerError(RuntimeError):
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore ``SIGINT`` in the block, so that the processes started there inherit that
-    (Python keeps an ignored ``SIGINT`` ignored); a thread other than the main one cannot
-    change signals, and leaves them as they are."""
+def _sigint_held() -> Iterator[None]:
+    """Hold ``SIGINT`` back in the block: the processes started there begin with it
+    blocked (a signal mask survives their start) until :func:`_start` makes them ignore it,
+    and a Ctrl-C that arrives meanwhile reaches this process when the block ends instead of
+    being lost. A thread other than the main one leaves the signals as they are."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _start(net_config: dict[str, Any], config: SearchConfig, parallel_games: int, rules: str,
            threads: int, worker_options: dict[str, Any]) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by _sigint_held
     torch.set_num_threads(threads)
     _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
                              **worker_options)
@@ -106,7 +108,7 @@ class WorkerPool:
         """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``);
         :class:`WorkerError` if a worker process dies meanwhile."""
         try:
-            with _sigint_ignored():  # the processes a submit starts ignore Ctrl-C
+            with _sigint_held():  # the processes a submit starts ignore Ctrl-C
                 weights = on_cpu(weights)
                 jobs = [self._pool.submit(_generate, weights, n, s)
                         for n, s in zip(shares(n_games, self.n_workers),
