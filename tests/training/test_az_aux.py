@@ -318,3 +318,17 @@ def test_init_into_a_value_that_reads_the_score_head_plays_as_before(tmp_path: P
         for old, new in zip(plain(obs), grown(obs), strict=True):
             assert torch.allclose(old, new, atol=1e-6)
     assert load_az_net(save_az_net(grown, tmp_path / "grown.pt")).value_reads_score
+
+
+def test_init_from_aux_heads_into_a_value_that_reads_them_plays_as_before(
+        tmp_path: Path) -> None:
+    torch.manual_seed(2)
+    with_heads = AZNet(hidden=32, layers=1, kind="mlp", aux=True).eval()
+    save_az_net(with_heads, tmp_path / "heads.pt")
+    grown = start_net(tiny_options(tmp_path, init=str(tmp_path / "heads.pt"),
+                                   value_reads_score=True, **AUX))
+    obs = torch.rand(5, with_heads.obs_size)
+    with torch.no_grad():
+        for old, new in zip(with_heads(obs), grown(obs), strict=True):
+            assert torch.allclose(old, new, atol=1e-6)
+    assert torch.equal(grown.score_head[-1].weight, with_heads.score_head[-1].weight)

@@ -90,12 +90,16 @@ def start_net(opts: AZOptions) -> AZNet:
         net = load_az_net(opts.init)
     except (OSError, ValueError) as e:
         raise AZRunError(f"--init: {e}") from None
-    grow = opts.aux_heads and not net.aux  # the auxiliary heads then start fresh
+    # heads the file lacks start fresh (a value head that reads the score head, with no
+    # weight on it); everything else must fit
+    grow = ((opts.aux_heads and not net.aux)
+            or (opts.value_reads_score and not net.value_reads_score))
+    as_file = {"value_reads_score": net.value_reads_score}
+    if not net.aux:
+        as_file.update(score_head_weight=0.0, ownership_weight=0.0)
     with torch.random.fork_rng():
         expected = opts.network()
-        bare = (dataclasses.replace(opts, score_head_weight=0.0, ownership_weight=0.0,
-                                    value_reads_score=False).network()
-                if grow else expected)
+        bare = dataclasses.replace(opts, **as_file).network() if grow else expected
     try:
         check_weights(bare, net.state_dict())
     except ValueError as e:
