@@ -307,16 +307,21 @@ def test_the_option_needs_a_score_head_weight(
     one_line(capsys.readouterr().err, "train.py: error:", "--score-head-weight")
 
 
+def assert_plays_as(old: AZNet, new: AZNet) -> None:
+    """The two networks give the same logits and values."""
+    obs = torch.rand(5, old.obs_size)
+    with torch.no_grad():
+        for a, b in zip(old(obs), new(obs), strict=True):
+            assert torch.allclose(a, b, atol=1e-6)
+
+
 def test_init_into_a_value_that_reads_the_score_head_plays_as_before(tmp_path: Path) -> None:
     torch.manual_seed(1)
     plain = AZNet(hidden=32, layers=1, kind="mlp").eval()
     save_az_net(plain, tmp_path / "plain.pt")
     grown = start_net(tiny_options(tmp_path, init=str(tmp_path / "plain.pt"),
                                    value_reads_score=True, **AUX))
-    obs = torch.rand(5, plain.obs_size)
-    with torch.no_grad():
-        for old, new in zip(plain(obs), grown(obs), strict=True):
-            assert torch.allclose(old, new, atol=1e-6)
+    assert_plays_as(plain, grown)
     assert load_az_net(save_az_net(grown, tmp_path / "grown.pt")).value_reads_score
 
 
@@ -327,8 +332,5 @@ def test_init_from_aux_heads_into_a_value_that_reads_them_plays_as_before(
     save_az_net(with_heads, tmp_path / "heads.pt")
     grown = start_net(tiny_options(tmp_path, init=str(tmp_path / "heads.pt"),
                                    value_reads_score=True, **AUX))
-    obs = torch.rand(5, with_heads.obs_size)
-    with torch.no_grad():
-        for old, new in zip(with_heads(obs), grown(obs), strict=True):
-            assert torch.allclose(old, new, atol=1e-6)
+    assert_plays_as(with_heads, grown)
     assert torch.equal(grown.score_head[-1].weight, with_heads.score_head[-1].weight)
