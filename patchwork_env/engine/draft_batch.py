@@ -1,0 +1,304 @@
+"""DraftBatch: N games of Patchwork Draft in one numpy record array, and their operations.
+
+The draft's counterpart of :class:`~patchwork_env.engine.batch.GameBatch`: every operation
+(``legal_mask``, ``step``, ``random_actions``, ``playout``, ``scores``, ``winners``,
+``reset``, ``redeal``) is one compiled call over the batch, multi-threaded for large
+batches. Actions are those of ``Discrete(1947)`` (rule 13.9 of docs/rules.md).
+
+The deck's order is hidden from both players (rule 13.1); :meth:`DraftBatch.redeal` gives
+a copy whose unseen deck is reshuffled, for agents that search over the orders they
+cannot see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from patchwork_env.data.draft_actions import N_DRAFT_ACTIONS, format_draft_action
+from patchwork_env.data.draft_rules import DraftRules, get_draft_rules
+from patchwork_env.data.patches import N_PATCHES
+from patchwork_env.data.validation import (
+    ActionOutOfRange,
+    as_actions,
+    check_first_players,
+    check_seat,
+    check_seed,
+)
+from patchwork_env.engine import draft_kernels as dk
+from patchwork_env.engine.batch import _seed_from
+from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
+from patchwork_env.engine.draft_batch_kernels import (
+    DRAFT_BATCH_KERNELS,
+    check_kernel,
+    restart_finished,
+    set_up_games,
+)
+from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE
+
+_ERROR_TEXT = {
+    dk.ERR_GAME_OVER: "the game is over",
+    dk.ERR_OUT_OF_RANGE: f"it is out of range 0..{N_DRAFT_ACTIONS - 1}",
+    dk.ERR_BAD_PLACEMENT: (
+        "that orientation is not canonical for the patch or the patch leaves the board"
+    ),
+    dk.ERR_TOO_EXPENSIVE: "the player cannot afford the patch",
+    dk.ERR_OVERLAP: "the patch overlaps the quilt",
+    dk.ERR_CAN_BUY: "a discard is legal only when no face-up patch can be bought",
+}
+
+_KERNELS = {name: compile_serial_and_parallel(fn) for name, fn in DRAFT_BATCH_KERNELS.items()}
+
+
+def _kernel(name: str, n: int) -> Any:
+    return pick(_KERNELS[name], n)
+
+
+def check_deck(deck: Any) -> np.ndarray:
+    """A deck order (the three face-up patches, then the deck from the top) as an int8
+    array; ``ValueError`` unless it holds each of the 33 patch ids once."""
+    arr = np.asarray(deck)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"deck must hold ints, got dtype {arr.dtype}")
+    if arr.shape != (N_PATCHES,):
+        raise ValueError(f"deck must hold the {N_PATCHES} patch ids, got shape {arr.shape}")
+    if sorted(arr.tolist()) != list(range(N_PATCHES)):
+        raise ValueError(f"deck must be a permutation of the patch ids 0..{N_PATCHES - 1}")
+    return arr.astype(np.int8)
+
+
+def draft_random_setup(rng: np.random.Generator, deck: Any = None,
+                       first_player: int | None = None) -> tuple[np.ndarray, int]:
+    """A random deck order and first player drawn from ``rng`` (rule 13.1); a ``deck`` or
+    ``first_player`` given replaces its drawn part (both are drawn, so the generator moves
+    on the same way)."""
+    decks = np.empty((1, N_PATCHES), np.int8)
+    first = np.empty(1, np.int8)
+    _kernel("setups", 1)(_seed_from(rng), decks, first)
+    first_player = check_seat(first_player, "first_player", allow_none=True)
+    return (decks[0] if deck is None else check_deck(deck),
+            int(first[0]) if first_player is None else first_player)
+
+
+def star_args(rules: DraftRules) -> tuple[np.uint64, np.uint64, np.uint64]:
+    """The star rule (13.5) as the move kernels take it: starred patch bits, star squares."""
+    lo, hi = rules.star_words
+    return np.uint64(rules.starred_bits), np.uint64(lo), np.uint64(hi)
+
+
+class DraftBatch:
+    """N games of Patchwork Draft under one rule set, stored as a structured numpy array."""
+
+    def __init__(self, state: np.ndarray, rules: str | DraftRules = "default",
+                 rng: np.random.Generator | None = None) -> None:
+        if (not isinstance(state, np.ndarray) or state.dtype != DRAFT_STATE_DTYPE
+                or state.ndim != 1):
+            raise TypeError("state must be a 1-D array of "
+                            "patchwork_env.engine.draft_kernels.DRAFT_STATE_DTYPE")
+        self._state = state
+        self.rules = get_draft_rules(rules)
+        self.move_args = star_args(self.rules)
+        """The rule arguments every move kernel takes, in order."""
+        self.rng = rng if rng is not None else np.random.default_rng()
+        """Generator used by ``reset`` and the random-move helpers when none is given."""
+        self._views = {name: state[name] for name in DRAFT_STATE_DTYPE.names}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_views"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._views = {name: self._state[name] for name in DRAFT_STATE_DTYPE.names}
+
+    # ----- construction -------------------------------------------------------------
+    @classmethod
+    def new(cls, n: int, seed: int | None = None,
+            rules: str | DraftRules = "default") -> DraftBatch:
+        """``n`` games with random setups, reproducible from ``seed``."""
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"a batch needs at least one game, got n={n!r}")
+        batch = cls(np.zeros(int(n), DRAFT_STATE_DTYPE), rules,
+                    np.random.default_rng(check_seed(seed)))
+        batch.reset()
+        return batch
+
+    @classmethod
+    def from_setups(cls, decks: Any, first_players: Any, rules: str | DraftRules = "default",
+                    seed: int | None = None) -> DraftBatch:
+        """Games with explicit deck orders (face-up patches first, then the deck from the
+        top) and first players."""
+        decks = [check_deck(d) for d in decks]
+        if not decks:
+            raise ValueError("a batch needs at least one game, got no decks")
+        first = check_first_players(first_players, len(decks))
+        batch = cls(np.zeros(len(decks), DRAFT_STATE_DTYPE), rules,
+                    np.random.default_rng(check_seed(seed)))
+        set_up_games(batch.state, np.arange(len(decks)), np.array(decks, np.int8), first,
+                     batch.rules.start_buttons)
+        return batch
+
+    @classmethod
+    def from_seeds(cls, seeds: Sequence[int], rules: str | DraftRules = "default"
+                   ) -> DraftBatch:
+        """One game per seed, each set up exactly as ``DraftGame.new(seed)`` would."""
+        setups = [draft_random_setup(np.random.default_rng(check_seed(s))) for s in seeds]
+        return cls.from_setups([d for d, _ in setups], [f for _, f in setups], rules,
+                               seed=seeds[0] if len(seeds) else None)
+
+    def copy(self) -> DraftBatch:
+        """An independent copy (the generator is copied too)."""
+        rng = np.random.Generator(type(self.rng.bit_generator)())
+        rng.bit_generator.state = self.rng.bit_generator.state
+        return DraftBatch(self.state.copy(), self.rules, rng)
+
+    def redeal(self, seed: np.random.Generator | int) -> DraftBatch:
+        """A copy of the games with each face-down deck reshuffled from ``seed``: what the
+        players can see (quilts, buttons, points, the face-up row, the set of patches
+        still in the deck, whose turn) is unchanged; only the hidden order differs."""
+        copy = self.copy()
+        _kernel("redeal", len(copy))(copy._state, _seed_from(seed))
+        return copy
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def __getitem__(self, rows: Any) -> DraftBatch:
+        """A batch over a copy of the selected games (sharing this batch's generator)."""
+        return DraftBatch(np.atleast_1d(self.state[rows]).copy(), self.rules, self.rng)
+
+    # ----- resetting ----------------------------------------------------------------
+    def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
+        """Start new random games in ``rows`` (all rows by default)."""
+        idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
+        seed = _seed_from(self.rng if rng is None else rng)
+        _kernel("start_games", len(idx))(self._state, idx, seed, self.rules.start_buttons)
+
+    def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Start new random games wherever a game is over; returns the rows reset."""
+        rows = np.empty(len(self), np.int64)
+        seed = _seed_from(self.rng if rng is None else rng)
+        n = restart_finished(self._state, seed, self.rules.start_buttons, rows)
+        return rows[:n]
+
+    # ----- field views ----------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """The ``(N,)`` record array of :data:`DRAFT_STATE_DTYPE` holding every game."""
+        return self._state
+
+    def field(self, name: str) -> np.ndarray:
+        """A view of one field of every game, e.g. ``field("row")`` is ``(N, 3)``."""
+        return self._views[name]
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``(N,)`` player to move, -1 where the game is over."""
+        return self._views["to_move"]
+
+    @property
+    def done(self) -> np.ndarray:
+        """``(N,)`` whether each game is over."""
+        return self._views["to_move"] < 0
+
+    @property
+    def buttons(self) -> np.ndarray:
+        """``(N, 2)`` buttons of each player."""
+        return self._views["buttons"]
+
+    @property
+    def points(self) -> np.ndarray:
+        """``(N, 2)`` row, column and star points of each player (rules 13.4, 13.5)."""
+        return self._views["points"]
+
+    @property
+    def quilts(self) -> np.ndarray:
+        """``(N, 2, 2) uint64``: [game, player, word] bitboards."""
+        return self._views["quilt"]
+
+    @property
+    def face_up(self) -> np.ndarray:
+        """``(N, 3)`` patch id of each slot of the face-up row, -1 for an empty slot."""
+        return self._views["row"]
+
+    @property
+    def deck_size(self) -> np.ndarray:
+        """``(N,)`` patches left in each face-down deck."""
+        return N_PATCHES - self._views["drawn"].astype(np.int64)
+
+    # ----- batch operations --------------------------------------------------------------
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 1947) bool``: the legal actions of every game (none once it is over);
+        ``out``, if given, a C-contiguous writeable ``(N, 1947)`` bool array, is filled."""
+        shape = (len(self), N_DRAFT_ACTIONS)
+        if out is None:
+            out = np.empty(shape, dtype=np.bool_)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.bool_ and out.shape == shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+            got = (f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray)
+                   else type(out).__name__)
+            raise ValueError(f"out must be a writeable C-contiguous bool array of shape "
+                             f"{shape}, got {got}")
+        _kernel("legal_mask", len(self))(self.state, out)
+        return out
+
+    def step(self, actions: Any, check: bool = True) -> None:
+        """Play one action per game; ``-1`` leaves a game as it is.
+
+        With ``check`` every action is validated first and an illegal one raises
+        ``ValueError`` naming the game, the action and the reason, with no game changed.
+        ``check=False`` skips the legality test but not the bounds.
+        """
+        try:
+            acts = as_actions(actions, len(self), "game")
+        except ActionOutOfRange as e:
+            raise ValueError(self.illegal_message(e.row, e.action, dk.ERR_OUT_OF_RANGE)
+                             ) from None
+        if check:
+            errors = np.empty(len(self), np.int8)
+            bad = check_kernel(self.state, acts, errors)
+            if bad >= 0:
+                raise ValueError(self.illegal_message(bad, int(acts[bad]), int(errors[bad])))
+        _kernel("step", len(self))(self._state, acts, *self.move_args)
+
+    def illegal_message(self, row: int, action: int, error: int) -> str:
+        """The message for refusing ``action`` in game ``row`` with error code ``error``."""
+        what = format_draft_action(action) if 0 <= action < N_DRAFT_ACTIONS else str(action)
+        prefix = f"game {row}: " if len(self) > 1 else ""
+        return f"{prefix}illegal action {action} ({what}): {_ERROR_TEXT[error]}"
+
+    def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """``(N,) int64``: one uniformly random legal action per game, -1 where over."""
+        out = np.empty(len(self), np.int64)
+        _kernel("random_actions", len(self))(self._state,
+                                             _seed_from(self.rng if rng is None else rng), out)
+        return out
+
+    def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
+        """Play every unfinished game with uniformly random legal moves: to its end, or,
+        with ``until`` (a seat per game, or one for all), until that seat is to move."""
+        stop = np.full(len(self), -1, np.int8)
+        if until is not None:
+            stop[:] = until
+        _kernel("playout", len(self))(self._state, _seed_from(self.rng if rng is None else rng),
+                                      stop, *self.move_args)
+
+    def scores(self) -> np.ndarray:
+        """``(N, 2) int64``: the current score of each player (rule 13.8)."""
+        out = np.empty((len(self), 2), np.int64)
+        _kernel("scores", len(self))(self.state, out)
+        return out
+
+    def winners(self) -> np.ndarray:
+        """``(N,) int64``: the winner of each finished game, -1 where still playing."""
+        out = np.empty(len(self), np.int64)
+        _kernel("winners", len(self))(self.state, out)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"DraftBatch(n={len(self)}, rules={self.rules}, "
+                f"over={int(self.done.sum())})")
+
+
+__all__ = ["DRAFT_STATE_DTYPE", "DraftBatch", "check_deck", "draft_random_setup", "star_args"]
