@@ -12,6 +12,7 @@ cannot see.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from patchwork_env.data.validation import (
     check_seed,
 )
 from patchwork_env.engine import draft_kernels as dk
+from patchwork_env.engine.batch import _kernel as main_kernel
 from patchwork_env.engine.batch import _seed_from
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.draft_batch_kernels import (
@@ -82,10 +84,25 @@ def draft_random_setup(rng: np.random.Generator, deck: Any = None,
             int(first[0]) if first_player is None else first_player)
 
 
+@functools.lru_cache(maxsize=64)
 def star_args(rules: DraftRules) -> tuple[np.uint64, np.uint64, np.uint64]:
     """The star rule (13.5) as the move kernels take it: starred patch bits, star squares."""
     lo, hi = rules.star_words
     return np.uint64(rules.starred_bits), np.uint64(lo), np.uint64(hi)
+
+
+def sample_draft_legal(mask: np.ndarray, rng: np.random.Generator | int | None = None
+                       ) -> np.ndarray:
+    """``(N,) int64``: an action drawn uniformly from each row of a ``(N, 1947)`` legal mask
+    (-1 for a row with none); the main game's sampler, on the draft's width."""
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.shape[1] != N_DRAFT_ACTIONS:
+        raise ValueError(f"a draft legal mask has shape (N, {N_DRAFT_ACTIONS}), got {mask.shape}")
+    rows = np.ascontiguousarray(mask.astype(np.bool_, copy=False)).view(np.uint8)
+    out = np.empty(len(mask), np.int64)
+    seed = _seed_from(np.random.default_rng() if rng is None else rng)
+    main_kernel("sample_mask", len(mask))(rows, seed, out)
+    return out
 
 
 class DraftBatch:
@@ -301,4 +318,5 @@ class DraftBatch:
                 f"over={int(self.done.sum())})")
 
 
-__all__ = ["DRAFT_STATE_DTYPE", "DraftBatch", "check_deck", "draft_random_setup", "star_args"]
+__all__ = ["DRAFT_STATE_DTYPE", "DraftBatch", "check_deck", "draft_random_setup",
+           "sample_draft_legal", "star_args"]

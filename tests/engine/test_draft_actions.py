@@ -21,6 +21,7 @@ from patchwork_env.data.draft_rules import (
     get_draft_rules,
 )
 from patchwork_env.data.patches import PATCHES
+from patchwork_env.data.tables import LIST_MASK
 
 # --- rule 13.9: actions -------------------------------------------------------------------
 
@@ -73,6 +74,13 @@ def test_the_default_stars_are_the_patches_with_buttons_and_five_squares() -> No
     assert rules.starred_patches == tuple(p.id for p in PATCHES if p.income >= 1)
     assert rules.star_squares == (10, 16, 40, 64, 70)
     assert rules.start_buttons == 5
+
+
+def test_no_placement_covers_two_default_star_squares() -> None:
+    """Rule 13.5: the default star squares lie too far apart for one patch."""
+    lo, hi = get_draft_rules("default").star_words
+    covered = [bin(int(a) & lo).count("1") + bin(int(b) & hi).count("1") for a, b in LIST_MASK]
+    assert max(covered) == 1
 
 
 def test_the_no_stars_preset_has_none() -> None:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from patchwork_env.data.draft_actions import N_DRAFT_ACTIONS
-from patchwork_env.engine.draft_batch import DraftBatch, check_deck
+from patchwork_env.engine.draft_batch import DraftBatch, check_deck, sample_draft_legal
 from patchwork_env.views.draft_game import DraftGame
 from tests.draft_positions import draft_position
 from tests.positions import buy
@@ -150,3 +150,13 @@ def test_serial_and_parallel_kernels_agree() -> None:
         _KERNELS["redeal"][version](state, np.uint64(5))
         results.append(state)
     assert (results[0] == results[1]).all()
+
+
+def test_sampling_a_mask_draws_legal_actions() -> None:
+    """``sample_draft_legal`` draws set entries of each row, -1 for an empty row."""
+    batch = DraftBatch.new(64, seed=9)
+    mask = batch.legal_mask()
+    actions = sample_draft_legal(mask, 3)
+    live = np.flatnonzero(~batch.done)
+    assert mask[live, actions[live]].all()
+    assert (actions[batch.done] == -1).all()
