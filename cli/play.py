@@ -1,13 +1,19 @@
-"""Play Patchwork in the terminal against an agent.
+"""Play Patchwork in the terminal (or, with ``--web``, in a browser) against an agent.
 
     patchwork-play [--opponent SPEC] [--seat 0|1] [--seed S] [--rules PRESET]
                    [--layout auto|compact|full] [--no-color]
+    patchwork-play --web [--opponent SPEC] [--port P] [--host H] [--no-browser]
     python -m patchwork_env.cli.play --opponent mcts:1s --seat 1
 
 The opponent is any spec of the agents registry (``random``, ``greedy``, ``mcts:1s``,
 ``ppo``, even ``human`` for two people at one keyboard). The screen fits a standard 80x24
 terminal (a larger one shows the full picture); at the prompt ``help`` explains the move
 notation, ``moves`` lists the legal moves and ``full`` draws the full picture.
+
+``--web`` serves a page on 127.0.0.1 (unless ``--host`` says otherwise) where the game is
+played with the mouse, prints its address and opens it in a browser unless
+``--no-browser``; ``--seat``, ``--seed`` and ``--rules`` set its first game. It needs the
+``web`` extra (``pip install -e ".[web]"``).
 
 A game whose screen goes away (standard output closed by its reader) ends quietly with exit
 status 141, as a program stopped by ``SIGPIPE``.
@@ -21,7 +27,7 @@ from collections.abc import Sequence
 
 from patchwork_env.agents.base import Agent
 from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
-from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules
+from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules, fail
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
 from patchwork_env.views.game import Game
 
@@ -53,7 +59,43 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="auto (default): the full picture if the terminal has room for "
                              "it, else the compact 80x24 screen")
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    web = parser.add_argument_group("in a browser")
+    web.add_argument("--web", action="store_true",
+                     help="play in a browser: serve the page and print its address")
+    web.add_argument("--port", type=port_arg, default=8000, help="port of the page (default 8000)")
+    web.add_argument("--host", default="127.0.0.1",
+                     help="address to serve on (default 127.0.0.1: this machine only)")
+    web.add_argument("--no-browser", action="store_true",
+                     help="print the address without opening a browser")
     return parser.parse_args(argv)
+
+
+def port_arg(text: str) -> int:
+    """A TCP port, 1..65535 (``argparse`` type)."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port in 1..65535, got {text!r}")
+    return int(text)
+
+
+def play_in_browser(args: argparse.Namespace) -> int:
+    """Serve the page until interrupted (:func:`patchwork_env.web.server.serve`)."""
+    from patchwork_env.web.server import MissingExtra, require_web_extra, serve
+
+    try:
+        require_web_extra()
+    except MissingExtra as e:
+        fail(str(e))
+    if args.opponent.strip().partition(":")[0] == "human":
+        fail("--web plays against an agent: 'human' is for two people at one terminal")
+    build_agent(args.opponent, args.seed)  # a bad spec is one line before serving
+    try:
+        serve(args.host, args.port, open_browser=not args.no_browser, opponent=args.opponent,
+              seed=args.seed, seat=args.seat, rules=args.rules)
+    except OSError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 def play(human: HumanAgent, opponent: Agent, seat: int, game: Game) -> Game:
@@ -74,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a game from the command line; the exit status."""
     args = parse_args(argv)
     rules = check_rules(args.rules)
+    if args.web:
+        return play_in_browser(args)
     opponent = build_agent(args.opponent, args.seed)
     human = HumanAgent(color=False if args.no_color else None, layout=args.layout)
     game = Game.new(args.seed, rules=rules)

@@ -3,7 +3,7 @@ layer above it, there are no import cycles, folders and modules stay small, and 
 installed distribution adds only ``patchwork_env`` to site-packages.
 
 Layers, bottom to top: files → data → engine → views → envs → integrations → agents → evaluation →
-training → cli. A module's layer is the folder it lives in, so a new module is placed by
+training → web → cli. A module's layer is the folder it lives in, so a new module is placed by
 where it is saved.
 """
 
@@ -23,11 +23,12 @@ FOLDERS = {"patchwork_env": ROOT / "patchwork_env",
            "patchwork_env.agents": ROOT / "agents",
            "patchwork_env.evaluation": ROOT / "evaluation",
            "patchwork_env.training": ROOT / "training",
+           "patchwork_env.web": ROOT / "web",
            "patchwork_env.cli": ROOT / "cli",
            "patchwork_env.models": ROOT / "models"}
 """Where each part of the installed package lives in the repository."""
 LAYERS = ["files", "data", "engine", "views", "envs", "integrations", "agents", "evaluation",
-          "training", "cli", "models"]
+          "training", "web", "cli", "models"]
 """The layers, bottom to top: each is a folder, ``patchwork_env/<layer>/`` for the first
 six and ``<layer>/`` at the repository's root for the rest."""
 TOP = {"patchwork_env": "envs"}
@@ -179,7 +180,8 @@ def test_the_wheel_installs_only_patchwork_names(tmp_path: Path) -> None:
     for must in ("patchwork_env/agents/__init__.py", "patchwork_env/training/__init__.py",
                  "patchwork_env/evaluation/__init__.py", "patchwork_env/cli/play.py",
                  "patchwork_env/agents/az/search.py", "patchwork_env/engine/kernels.py",
-                 "patchwork_env/models/ppo.pt", "patchwork_env/py.typed"):
+                 "patchwork_env/models/ppo.pt", "patchwork_env/py.typed",
+                 "patchwork_env/web/static/index.html", "patchwork_env/web/static/play.js"):
         assert must in names
 
 
