@@ -8,6 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+from PIL import Image
+
 from tests.programs.program_runs import ROOT, one_line_error, run
 
 
@@ -107,3 +110,17 @@ def test_the_one_change_picture_redraws_from_its_kept_data(tmp_path: Path) -> No
     unlabelled = run("docs/make_comparison_curves.py", str(kept[0]), "--out", str(out),
                      cwd=tmp_path)
     assert unlabelled.returncode == 2 and "LABEL=CSV" in unlabelled.stderr
+
+
+def test_the_web_picture_is_taken_where_asked(tmp_path: Path) -> None:
+    pytest.importorskip("starlette", reason="the web extra is not installed")
+    from patchwork_env.web.browser import NoBrowser, find_chromium
+
+    try:
+        find_chromium()
+    except NoBrowser as e:
+        pytest.skip(f"no headless browser: {e}")
+    out = tmp_path / "web_play.png"
+    done = run("docs/make_web_play.py", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert Image.open(out).size == (1280, 720)
