@@ -100,7 +100,7 @@ def single_game_latency(new_game: Any, samples: int = 20000) -> float:
     times = []
     seed = 1
     for _ in range(samples):
-        while game.is_over:  # a draft deal can be over before its first turn
+        while game.is_over:  # a finished game is replaced by a new one
             seed += 1
             game = new_game(seed=seed)
         choice = rng.random()

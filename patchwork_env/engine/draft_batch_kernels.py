@@ -17,9 +17,9 @@ from patchwork_env.engine.bits import PREFETCH_AHEAD, prefetch_row, random_below
 from patchwork_env.engine.draft_kernels import (
     OK,
     apply_action,
+    can_buy_in_game,
     check_action,
     draw_deck,
-    has_buyable,
     redeal_deck,
     score,
     set_up,
@@ -204,7 +204,7 @@ def checked_step_one(state, row, a, star_bits, star_lo, star_hi):
 
 @njit(cache=True)
 def buyers_one(state, row):
-    """Rule 13.2 for both players of one game: bit ``p`` set when player ``p`` has a
-    buyable face-up patch."""
+    """Rule 13.7 (b) for both players of one game: bit ``p`` set when player ``p`` could
+    buy some patch still in the game (face up or in the deck)."""
     s = state[row]
-    return np.int64(has_buyable(s, 0)) + 2 * np.int64(has_buyable(s, 1))
+    return np.int64(can_buy_in_game(s, 0)) + 2 * np.int64(can_buy_in_game(s, 1))

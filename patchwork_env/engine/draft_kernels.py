@@ -87,7 +87,8 @@ def draw_deck(rng, deck):
 @njit(cache=True)
 def set_up(s, first_player, start_buttons):
     """Rule 13.1: ``s`` before the first turn, its ``deck`` already in order; the top three
-    patches go face up. Rule 13.7 (b): a game whose players can buy nothing is over."""
+    patches go face up. Rule 13.7 (b): a game in which no player can buy any patch is
+    over."""
     s.quilt[:, :] = 0
     s.cell_patches[:, :] = -1
     s.buttons[:] = start_buttons
@@ -97,7 +98,7 @@ def set_up(s, first_player, start_buttons):
     s.drawn = N_SLOTS
     s.first_player = first_player
     s.to_move = first_player
-    if not has_buyable(s, first_player) and not has_buyable(s, 1 - first_player):
+    if not game_goes_on(s, first_player, 1 - first_player):
         s.to_move = -1
 
 
@@ -146,6 +147,30 @@ def has_buyable(s, p):
         if affordable(s, p, slot) and fits_somewhere(s.row[slot], empty_lo, empty_hi):
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def can_buy_in_game(s, p):
+    """Rule 13.7 (b): whether player ``p`` could buy some patch still in the game, face up
+    or in the deck (the deck's contents are public). Costs are compared first; only an
+    affordable patch is tested for fit."""
+    if has_buyable(s, p):
+        return True
+    budget = s.buttons[p]
+    empty_lo, empty_hi = empty_words(s, p)
+    for k in range(s.drawn, N_PATCHES):
+        patch = s.deck[k]
+        if PATCH_COST[patch] <= budget and fits_somewhere(patch, empty_lo, empty_hi):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def game_goes_on(s, o, p):
+    """Rule 13.7 (b): whether the turn of player ``o`` (the other one is ``p``) is played:
+    some player can still buy some patch in the game. Player ``o`` with a buyable face-up
+    patch, the usual case, is the first thing checked."""
+    return can_buy_in_game(s, o) or can_buy_in_game(s, p)
 
 
 # ---------------------------------------------------------------------------------------
@@ -224,8 +249,8 @@ def check_action(s, a):
 
 # ---------------------------------------------------------------------------------------
 # A turn, rules 13.2-13.7: buy (pay, place, score rows, columns and stars) or discard, then
-# refill the slot; the game ends at the refill that finds the deck empty, or when neither
-# player can buy; otherwise the other player moves
+# refill the slot; the game ends at the refill that finds the deck empty, or when no player
+# can buy any patch still in the game; otherwise the other player moves
 
 
 @njit(cache=True)
@@ -244,9 +269,9 @@ def apply_action(s, a, star_bits, star_lo, star_hi):
     s.row[slot] = s.deck[s.drawn]  # rule 13.3: the slot keeps its place
     s.drawn += 1
     o = 1 - p
-    if has_buyable(s, o) or has_buyable(s, p):  # rule 13.3: turns alternate
+    if game_goes_on(s, o, p):  # rule 13.3: turns alternate
         s.to_move = o
-    else:  # rule 13.7 (b)
+    else:  # rule 13.7 (b): nothing but discards could happen any more
         s.to_move = -1
 
 

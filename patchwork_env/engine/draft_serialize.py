@@ -12,9 +12,10 @@ state does not know them (a hand-built position).
 
 - each field on its own: seats 0 or 1, buttons and points in range, patch ids 0..32, each
   patch at most once across the row and the deck;
-- the turn: a game goes on only with three face-up patches, some player able to buy
-  (rule 13.7), and the player whose turn it is after the turns played so far (one patch
-  leaves the row and deck per turn, rule 13.3); a slot is empty only once the deck is;
+- the turn: a game goes on only with three face-up patches, some player able to buy some
+  patch still in the game (rule 13.7), and the player whose turn it is after the turns
+  played so far (one patch leaves the row and deck per turn, rule 13.3); a slot is empty
+  only once the deck is;
 - the quilts: each line (row or column) full on a quilt scored a point and a button
   (rule 13.4), so points >= full lines and buttons <= start + full lines; the quilt is
   no larger than the patches gone from the row and deck. With ``cell_patches``, exactly:
@@ -176,15 +177,16 @@ def _check_turns(to_move: int, first: int, row: list[int | None], deck: list[int
 
 
 def _check_buyers(state: np.ndarray, to_move: int, row: list[int | None]) -> None:
-    """Rule 13.7 (b): a game goes on only while some player can buy; a game over with a
-    full row ended because neither could."""
+    """Rule 13.7 (b): a game goes on only while some player can buy some patch still in
+    the game; a game over with a full row ended because no player could."""
     buyers = buyers_one(state, 0)
     if to_move >= 0 and buyers == 0:
-        raise disagree(("to_move", "row", "buttons", "quilt"),
-                       "neither player can buy a face-up patch, so the game is over")
+        raise disagree(("to_move", "row", "deck", "buttons", "quilt"),
+                       "no player can buy any patch still in the game, so the game is over")
     if to_move < 0 and None not in row and buyers != 0:
-        raise disagree(("to_move", "row", "buttons", "quilt"),
-                       "the game is over with the deck not exhausted, yet a player can buy")
+        raise disagree(("to_move", "row", "deck", "buttons", "quilt"),
+                       "the game is over with no slot empty, yet a player can still buy a "
+                       "patch in the game")
 
 
 def _read_cell_patches(value: Any, quilts: list[int], gone: list[int], turns: int

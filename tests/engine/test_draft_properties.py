@@ -10,6 +10,7 @@ from patchwork_env.data.draft_rules import get_draft_rules
 from patchwork_env.data.patches import PATCHES
 from patchwork_env.engine.draft_batch import DraftBatch
 from patchwork_env.engine.draft_kernels import LINE_MASKS
+from patchwork_env.engine.possible_states import PLACEMENTS
 from patchwork_env.views.draft_game import DraftGame
 
 N_GAMES = 2000
@@ -39,6 +40,24 @@ def test_every_game_ends_within_31_turns(history: list[np.ndarray]) -> None:
     """Rules 13.3 and 13.7: every turn takes a patch from the deck, so games are short."""
     assert (history[-1]["to_move"] < 0).all()
     assert len(history) - 1 <= MAX_TURNS
+
+
+def _could_buy(s: np.void, p: int, patch: int) -> bool:
+    quilt = int(s["quilt"][p, 0]) | int(s["quilt"][p, 1]) << 64
+    return PATCHES[patch].cost <= s["buttons"][p] and any(
+        cells & quilt == 0 for cells in PLACEMENTS[patch])
+
+
+def test_a_game_ends_early_only_when_nobody_can_buy_a_patch_left(
+        history: list[np.ndarray]) -> None:
+    """Rule 13.7 (b): a game over with its row still full ended because no patch face up
+    or in the deck was affordable and fitting for either player; and random games do not
+    all end that way."""
+    early = [s for s in history[-1] if (s["row"] >= 0).all()]
+    for s in early[:300]:
+        left = [*s["row"].tolist(), *s["deck"][s["drawn"]:].tolist()]
+        assert not any(_could_buy(s, p, x) for p in range(2) for x in left)
+    assert 0 < len(early) < N_GAMES
 
 
 def test_buttons_are_never_negative(history: list[np.ndarray]) -> None:

@@ -225,22 +225,44 @@ def test_drawing_the_last_patch_does_not_end_the_game() -> None:
     assert not g.is_over and g.deck_size == 0
 
 
-def test_the_game_ends_when_neither_player_can_buy() -> None:
-    """Rule 13.7 (b): before a turn, no buyable patch for either player ends the game."""
-    g = draft_position(buttons=(2, 1))
-    g.step(buy(0, "a1"))  # 0 and 1 buttons left; the row now costs 7, 2, 3
+def test_the_game_ends_when_no_player_can_buy_any_patch_left() -> None:
+    """Rule 13.7 (b): before a turn, no patch face up or in the deck that either player
+    could buy ends the game."""
+    g = draft_position(buttons=(2, 1), deck=[3, 6])
+    g.step(buy(0, "a1"))  # 0 and 1 buttons left; the row costs 7, 2, 3 and the deck 10
     assert g.is_over and g.legal_actions().size == 0
 
 
-def test_a_deal_nobody_can_buy_from_is_over_at_once() -> None:
-    """Rule 13.7 (b): three face-up patches costing more than the start buttons end the
-    game before the first turn."""
+def test_a_game_goes_on_by_discards_while_the_deck_holds_a_buyable_patch() -> None:
+    """Rules 13.6 and 13.7 (b): no face-up patch is buyable by either player, but patch 26
+    (cost 1) in the deck is, so the players discard until it comes up."""
+    g = draft_position(buttons=(1, 1), deck=[3, 26])
+    for mover in (0, 1):
+        assert not g.is_over and g.to_move == mover
+        assert g.legal_actions().tolist() == DISCARDS
+        g.step(encode_discard(0))
+    assert g.face_up == [26, 0, 2] and g.to_move == 0
+    assert g.legal_actions().min() < DISCARD_BASE
+
+
+def test_the_game_ends_when_the_last_affordable_patch_leaves_the_game() -> None:
+    """Rule 13.7 (b): buying patch 26, the only patch either player can afford, leaves
+    nothing but discards, so the game ends."""
+    g = draft_position(buttons=(1, 1), row=(26, 0, 2), deck=[3, 6])
+    g.step(buy(0, "a1"))
+    assert g.is_over and g.face_up == [3, 0, 2]
+
+
+def test_a_deal_nobody_can_buy_from_is_played_by_discards() -> None:
+    """Rule 13.7 (b): three face-up patches costing more than the start buttons do not end
+    the game while cheaper patches are in the deck; the first player discards."""
     g = DraftGame.new(deck=EXPENSIVE_FIRST, first_player=0)
-    assert g.is_over and g.winner == 1
+    assert not g.is_over and g.legal_actions().tolist() == DISCARDS
 
 
 def test_patches_that_fit_on_neither_quilt_end_the_game() -> None:
-    """Rule 13.7 (b): "cannot buy" counts fit as well as cost, for both players."""
+    """Rule 13.7 (b): "cannot buy" counts fit as well as cost, for both players and for
+    the patches in the deck."""
     g = draft_position(quilts=(FULL, FULL))
     g.step(encode_discard(0))
     assert g.is_over
