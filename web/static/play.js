@@ -322,7 +322,7 @@ function drawTrack() {
   }
   const [a, b] = s.players.map((p) => p.position);
   s.players.forEach((p, player) => {
-    const shift = a === b ? (player === s.to_move ? 3 : -3) : 0;
+    const shift = a === b ? (player === 0 ? -4 : 4) : 0;
     const token = svg("circle", { cx: p.position * w + 2 + (w - 2) / 2 + shift, cy: 22 + shift, r: 6,
       fill: ui.catalogue.player_colors[player], stroke: "#fff", "stroke-width": 1.2, class: `token token-${player}` }, track);
     svg("title", {}, token).textContent = `${p.human ? "your" : `${p.name}'s`} time token: space ${p.position}`;
@@ -417,7 +417,10 @@ function render(state) {
   drawTrack();
   drawMoves();
   drawFinal();
+  const bonus = state.bonus_owner === null ? "not yet won"
+    : `won by ${state.players[state.bonus_owner].human ? "you" : state.opponent}`;
   $("game-info").textContent = `seed ${state.seed}, ${state.rules} rules`;
+  $("bonus-info").textContent = `${state.bonus_size}×${state.bonus_size} bonus (${state.bonus_points} points): ${bonus}`;
   const advance = $("advance");
   advance.disabled = !(humanToMove() && ui.legal.has(ADVANCE));
   advance.firstChild.textContent = state.advance_gain !== null ? `Advance +${state.advance_gain} ` : "Advance ";
