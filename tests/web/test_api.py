@@ -276,3 +276,24 @@ def test_a_loopback_server_answers_only_loopback_names() -> None:
     app = create_app(opponent="random", allowed_hosts=LOOPBACK_HOSTS)
     assert TestClient(app, base_url="http://127.0.0.1:8000").get("/").status_code == 200
     assert TestClient(app, base_url="http://attacker.example").get("/").status_code == 400
+
+
+def test_a_new_game_waits_when_every_held_game_is_thinking() -> None:
+    go = threading.Event()
+    agents: list[WaitingAgent] = []
+
+    def factory(spec: str, seed: int) -> WaitingAgent:
+        agents.append(WaitingAgent(go))
+        return agents[-1]
+
+    client = TestClient(create_app(opponent="random", factory=factory, max_games=1))
+    state = new_game(client, seed=0, seat=1)
+    if not state["agent_to_move"]:
+        state = new_game(client, seed=0, seat=0)
+    with ThreadPoolExecutor(1) as pool:
+        thinking = pool.submit(client.post, f"/api/games/{state['id']}/agent")
+        assert agents[-1].started.wait(10)
+        assert "busy" in error(client.post("/api/games", json={"seed": 1}), 503)
+        go.set()
+        assert thinking.result(timeout=30).status_code == 200
+    assert client.get(f"/api/games/{state['id']}").status_code == 200
