@@ -101,7 +101,36 @@ class Field:
         return self.start + self.size
 
 
-class ObservationLayout:
+class FieldLayout:
+    """Named fields laid end to end in one observation vector; the base of each game's
+    layout."""
+
+    def __init__(self, fields: list[Field]) -> None:
+        self.fields: tuple[Field, ...] = tuple(fields)
+        self.size: int = fields[-1].stop
+        self.high = np.empty(self.size, np.float32)
+        """The largest value of each entry (the smallest is 0)."""
+        for f in fields:
+            self.high[f.start : f.stop] = f.high
+
+    @cached_property
+    def space(self) -> Any:
+        """The ``gymnasium.spaces.Box`` of one observation vector."""
+        from gymnasium import spaces
+
+        return spaces.Box(low=np.zeros(self.size, np.float32), high=self.high, dtype=np.float32)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of an observation ``(..., size)``, each field in its own shape."""
+        obs = np.asarray(obs)
+        if obs.shape[-1] != self.size:
+            raise ValueError(f"an observation has {self.size} values, got shape {obs.shape}")
+        lead = obs.shape[:-1]
+        return {f.name: obs[..., f.start : f.stop].reshape(*lead, *f.shape)
+                for f in self.fields}
+
+
+class ObservationLayout(FieldLayout):
     """Where each field lies in the observation vector under one rule set."""
 
     def __init__(self, rules: Rules) -> None:
@@ -123,30 +152,9 @@ class ObservationLayout:
                    for k, name in enumerate(PAIR_FIELDS)]
         fields.append(Field("circle", CIRCLE_AT, (N_PATCHES, SLOT_FEATURES), 1.0))
         fields.append(Field("leather_track", LEATHER_AT, (rules.track_end + 1,), 1.0))
-        self.fields: tuple[Field, ...] = tuple(fields)
-        self.size: int = fields[-1].stop
-        self.high = np.empty(self.size, np.float32)
-        """The largest value of each entry (the smallest is 0)."""
-        for f in fields:
-            self.high[f.start : f.stop] = f.high
+        super().__init__(fields)
         self.income_spaces = np.array(rules.income_positions, np.int64)
         self.leather_spaces = np.array(rules.leather_positions, np.int64)
-
-    @cached_property
-    def space(self) -> Any:
-        """The ``gymnasium.spaces.Box`` of one observation vector."""
-        from gymnasium import spaces
-
-        return spaces.Box(low=np.zeros(self.size, np.float32), high=self.high, dtype=np.float32)
-
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Named views of an observation ``(..., size)``, each field in its own shape."""
-        obs = np.asarray(obs)
-        if obs.shape[-1] != self.size:
-            raise ValueError(f"an observation has {self.size} values, got shape {obs.shape}")
-        lead = obs.shape[:-1]
-        return {f.name: obs[..., f.start : f.stop].reshape(*lead, *f.shape)
-                for f in self.fields}
 
 
 @lru_cache(maxsize=16)
