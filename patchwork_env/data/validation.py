@@ -50,12 +50,14 @@ def check_seat(value: Any, name: str = "seat", allow_none: bool = False) -> int 
 
 
 class ActionOutOfRange(ValueError):
-    """An action id outside ``0..2025``; ``row`` is its place in the batch."""
+    """An action id outside ``0..n_actions - 1`` (``0..2025`` for Patchwork); ``row`` is its
+    place in the batch."""
 
-    def __init__(self, row: int, action: int, n: int, label: str = "env") -> None:
+    def __init__(self, row: int, action: int, n: int, label: str = "env",
+                 n_actions: int = N_ACTIONS) -> None:
         self.row, self.action = row, action
         where = f" ({label} {row})" if n > 1 else ""
-        super().__init__(f"action {action}{where} is outside 0..{N_ACTIONS - 1}")
+        super().__init__(f"action {action}{where} is outside 0..{n_actions - 1}")
 
 
 def as_actions(actions: Any, n: int, label: str = "env") -> np.ndarray:
@@ -87,37 +89,38 @@ def as_actions(actions: Any, n: int, label: str = "env") -> np.ndarray:
     return acts
 
 
-def check_actions(actions: Any, n: int) -> np.ndarray:
-    """``(n,) int64`` actions, each in ``0..2025``; ``ValueError`` naming the first that is
-    not (and its index when there are several)."""
+def check_actions(actions: Any, n: int, n_actions: int = N_ACTIONS) -> np.ndarray:
+    """``(n,) int64`` actions, each in ``0..n_actions - 1`` (``0..2025`` for Patchwork);
+    ``ValueError`` naming the first that is not (and its index when there are several)."""
     acts = as_actions(actions, n)
-    bad = (acts < 0) | (acts >= N_ACTIONS)
+    bad = (acts < 0) | (acts >= n_actions)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ActionOutOfRange(i, int(acts[i]), n)
+        raise ActionOutOfRange(i, int(acts[i]), n, n_actions=n_actions)
     return acts
 
 
-def as_action(action: Any) -> int:
+def as_action(action: Any, n_actions: int = N_ACTIONS) -> int:
     """One action id as a Python int of any size, not range-checked: ``TypeError`` unless
     it is an int or a numpy integer (a bool, a float, an array are refused)."""
     if not _is_int(action):
-        raise TypeError(f"an action is an int in 0..{N_ACTIONS - 1}, got "
+        raise TypeError(f"an action is an int in 0..{n_actions - 1}, got "
                         f"{type(action).__name__} {action!r}")
     return int(action)
 
 
-def check_action(action: Any) -> int:
-    """One action id as an int in ``0..2025`` (an int or a 0-d/1-element integer array)."""
-    if type(action) is int and 0 <= action < N_ACTIONS:  # the common case, at no cost
+def check_action(action: Any, n_actions: int = N_ACTIONS) -> int:
+    """One action id as an int in ``0..n_actions - 1`` (``0..2025`` for Patchwork): an int
+    or a 0-d/1-element integer array."""
+    if type(action) is int and 0 <= action < n_actions:  # the common case, at no cost
         return action
     if isinstance(action, bool | np.bool_) or action is None:
-        as_action(action)  # raises
+        as_action(action, n_actions)  # raises
     try:
         return int(check_actions(np.reshape(action, -1) if not _is_int(action) else [action],
-                                 1)[0])
+                                 1, n_actions)[0])
     except TypeError:
-        as_action(action)  # raises, naming the value
+        as_action(action, n_actions)  # raises, naming the value
         raise
 
 

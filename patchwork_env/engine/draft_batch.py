@@ -71,14 +71,21 @@ def check_deck(deck: Any) -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def draft_random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` random deck orders ``(n, 33)`` and first players ``(n,)`` (rule 13.1), drawn as
+    :meth:`DraftBatch.reset` draws them from the same generator."""
+    decks = np.empty((n, N_PATCHES), np.int8)
+    first = np.empty(n, np.int8)
+    _kernel("setups", n)(_seed_from(rng), decks, first)
+    return decks, first
+
+
 def draft_random_setup(rng: np.random.Generator, deck: Any = None,
                        first_player: int | None = None) -> tuple[np.ndarray, int]:
     """A random deck order and first player drawn from ``rng`` (rule 13.1); a ``deck`` or
     ``first_player`` given replaces its drawn part (both are drawn, so the generator moves
     on the same way)."""
-    decks = np.empty((1, N_PATCHES), np.int8)
-    first = np.empty(1, np.int8)
-    _kernel("setups", 1)(_seed_from(rng), decks, first)
+    decks, first = draft_random_setups(rng, 1)
     first_player = check_seat(first_player, "first_player", allow_none=True)
     return (decks[0] if deck is None else check_deck(deck),
             int(first[0]) if first_player is None else first_player)
@@ -319,4 +326,4 @@ class DraftBatch:
 
 
 __all__ = ["DRAFT_STATE_DTYPE", "DraftBatch", "check_deck", "draft_random_setup",
-           "sample_draft_legal", "star_args"]
+           "draft_random_setups", "sample_draft_legal", "star_args"]

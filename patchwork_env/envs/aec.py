@@ -16,7 +16,6 @@ from typing import Any
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
-from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.validation import check_number
 from patchwork_env.envs.aec_raw import AGENTS, RESET_OPTIONS, raw_env
 
@@ -103,7 +102,7 @@ class CheckedEnv(raw_env):
         if self.terminations[agent] or self.truncations[agent]:
             self._dead_step(agent, action)
             return
-        if type(action) is not int or not 0 <= action < N_ACTIONS:  # not the common case
+        if type(action) is not int or not 0 <= action < self._n_actions:  # not the common case
             action = self._checked_move(agent, action)  # refused: nothing changes
         try:
             super().step(action)

@@ -14,22 +14,39 @@ from gymnasium import spaces
 from numba import njit
 from pettingzoo import AECEnv
 
-from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.data.rules import Rules
 from patchwork_env.data.validation import check_action, check_options, check_render_mode, check_seed
-from patchwork_env.engine.batch import GameBatch, random_setup
 from patchwork_env.engine.batch_kernels import checked_step_one
 from patchwork_env.engine.kernels import OK, score, winner
+from patchwork_env.envs.game_kinds import PATCHWORK, GameKind
 from patchwork_env.envs.one_game import PlaysOneGame
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.envs.rewards import check_reward, final_rewards
 from patchwork_env.views.game import Game
-from patchwork_env.views.observation import SingleGameObserver, layout, observe_one
+from patchwork_env.views.observation import SingleGameObserver, observe_one
 
 AGENTS = ("player_0", "player_1")
 _SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
 RESET_OPTIONS = ("rules", "circle", "first_player")
 OBSERVATION_MODES = ("dict", "flat")
+
+
+@njit(cache=True)
+def _play(state, action, obs, mask, income_before, leather_spaces, bonus_squares, track_end,
+          bonus_points, income_spaces, leather_track, obs_track_end, patch_features):
+    """Validate and play ``action`` in the one game of ``state``, and write what the player
+    now to move sees into ``obs`` and ``mask`` (:func:`~.observation.observe_one`, whose
+    arguments close the list): one compiled call per move. Returns ``(error, score 0,
+    score 1, to_move, winner)``: the engine's error code (``OK``, 0, if played; the game is
+    unchanged otherwise) and the game as it then stands (``winner`` -1 until the end)."""
+    error = checked_step_one(state, 0, action, income_before, leather_spaces, bonus_squares,
+                             track_end)
+    s = state[0]
+    if error == OK and s.to_move >= 0:
+        observe_one(state, s.to_move, True, obs, mask, income_spaces, leather_track,
+                    obs_track_end, patch_features)
+    return (error, score(s, 0, bonus_points), score(s, 1, bonus_points), np.int64(s.to_move),
+            winner(s, bonus_points) if s.to_move < 0 else np.int64(-1))
 
 
 class raw_env(PlaysOneGame, AECEnv):
@@ -172,6 +189,11 @@ class raw_env(PlaysOneGame, AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    kind: ClassVar[GameKind] = PATCHWORK
+    """The game played (:mod:`.game_kinds`)."""
+    RESET_OPTIONS: ClassVar[tuple[str, ...]] = RESET_OPTIONS
+    _play_kernel = staticmethod(_play)
+    """Validates and plays one move and observes the result in one compiled call."""
 
     def __init__(self, rules: str | Rules = "default", reward: str = "win",
                  score_scale: float = 0.02, render_mode: str | None = None,
@@ -183,20 +205,21 @@ class raw_env(PlaysOneGame, AECEnv):
                              f"{observation_mode!r}")
         self.flat = observation_mode == "flat"
         check_reward(reward, score_scale)
-        self.rules = get_rules(rules)
+        self.rules = self.kind.get_rules(rules)
+        self._n_actions = n_actions = self.kind.n_actions
         self.reward = reward
         self.score_scale = float(score_scale)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        obs_space = layout(self.rules).space
+        obs_space = self.kind.layout(self.rules).space
         self.observation_spaces = {
             a: obs_space if self.flat else
             spaces.Dict({"observation": obs_space,
-                         "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)})
+                         "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
             for a in AGENTS
         }
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in AGENTS}
         self._rng = np.random.default_rng()
         self._game: Game | None = None
         self._seen_next: tuple[str, np.ndarray, np.ndarray] | None = None
@@ -219,11 +242,11 @@ class raw_env(PlaysOneGame, AECEnv):
                 and self._game.rules == rules:
             self._game.batch.reset(rng=self._rng)  # draws as Game.new(seed) does
         else:
-            circle, first = random_setup(self._rng, circle, first)
-            self._game = Game(GameBatch.from_setups([circle], [first], rules))
-            self._observer = SingleGameObserver(rules)
-            tables = self._game.batch.tables
-            self._play_args = (*tables.move_args, tables.bonus_points, *self._observer.args)
+            kind = self.kind
+            circle, first = kind.random_setup(self._rng, circle, first)
+            self._game = kind.game_type(kind.batch_type.from_setups([circle], [first], rules))
+            self._observer = self._make_observer(rules)
+            self._play_args = self._play_arguments()
         self._seen_next = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -234,14 +257,24 @@ class raw_env(PlaysOneGame, AECEnv):
         self.agent_selection = AGENTS[self._game.to_move]
         self._post_infos(*self._game.scores())
 
-    def _read_options(self, options: Any) -> tuple[Rules, Any, int | None]:
+    def _make_observer(self, rules: Any) -> SingleGameObserver:
+        """What a player sees of one game under ``rules``, with its legal mask."""
+        return SingleGameObserver(rules)
+
+    def _play_arguments(self) -> tuple:
+        """The arguments that follow ``mask`` in :attr:`_play_kernel`, for the new game."""
+        tables = self._game.batch.tables
+        return (*tables.move_args, tables.bonus_points, *self._observer.args)
+
+    def _read_options(self, options: Any) -> tuple[Any, Any, int | None]:
         # PettingZoo's own api tests pass an unknown key, so that only warns.
-        options = check_options(options, RESET_OPTIONS, unknown="warn")
-        rules = get_rules(options.get("rules", self.rules))
-        if rules != self.rules and layout(rules).space != layout(self.rules).space:
+        options = check_options(options, self.RESET_OPTIONS, unknown="warn")
+        kind = self.kind
+        rules = kind.get_rules(options.get("rules", self.rules))
+        if rules != self.rules and kind.layout(rules).space != kind.layout(self.rules).space:
             raise ValueError(f"rules {rules} change the observation space; create a new "
                              "environment with rules=... instead")
-        return rules, options.get("circle"), options.get("first_player")
+        return rules, options.get(kind.setup_option), options.get("first_player")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = _SEATS.get(agent)
@@ -270,7 +303,7 @@ class raw_env(PlaysOneGame, AECEnv):
             mover = self.agent_selection
             for a in AGENTS:
                 if a != mover or self.terminations[a]:
-                    infos[a]["action_mask"] = np.zeros(N_ACTIONS, np.int8)
+                    infos[a]["action_mask"] = np.zeros(self._n_actions, np.int8)
                 else:
                     infos[a]["action_mask"] = (mask if mask is not None else
                                                self._game.batch.legal_mask()[0].view(np.int8))
@@ -282,11 +315,12 @@ class raw_env(PlaysOneGame, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._dead_step(agent, action)
             return
-        if type(action) is not int or not 0 <= action < N_ACTIONS:
+        if type(action) is not int or not 0 <= action < self._n_actions:
             action = self._checked_move(agent, action)
-        obs, mask = np.empty(self._observer.size, np.float32), np.empty(N_ACTIONS, np.int8)
-        error, s0, s1, to_move, winner = _play(game.batch.state, action, obs, mask,
-                                               *self._play_args)
+        obs = np.empty(self._observer.size, np.float32)
+        mask = np.empty(self._n_actions, np.int8)
+        error, s0, s1, to_move, winner = self._play_kernel(game.batch.state, action, obs, mask,
+                                                           *self._play_args)
         if error:
             game.step(action)  # refused, changing nothing: raises the engine's ValueError
         self._cumulative_rewards[agent] = 0.0
@@ -306,7 +340,7 @@ class raw_env(PlaysOneGame, AECEnv):
         :func:`~patchwork_env.data.validation.check_action`; ``ValueError`` for ``None``."""
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for finished agents")
-        return check_action(action)
+        return check_action(action, self._n_actions)
 
     def _dead_step(self, agent: str, action: Any) -> None:
         """The step of a finished agent: only ``None`` (PettingZoo's dead step)."""
@@ -331,21 +365,3 @@ class raw_env(PlaysOneGame, AECEnv):
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-@njit(cache=True)
-def _play(state, action, obs, mask, income_before, leather_spaces, bonus_squares, track_end,
-          bonus_points, income_spaces, leather_track, obs_track_end, patch_features):
-    """Validate and play ``action`` in the one game of ``state``, and write what the player
-    now to move sees into ``obs`` and ``mask`` (:func:`~.observation.observe_one`, whose
-    arguments close the list): one compiled call per move. Returns ``(error, score 0,
-    score 1, to_move, winner)``: the engine's error code (``OK``, 0, if played; the game is
-    unchanged otherwise) and the game as it then stands (``winner`` -1 until the end)."""
-    error = checked_step_one(state, 0, action, income_before, leather_spaces, bonus_squares,
-                             track_end)
-    s = state[0]
-    if error == OK and s.to_move >= 0:
-        observe_one(state, s.to_move, True, obs, mask, income_spaces, leather_track,
-                    obs_track_end, patch_features)
-    return (error, score(s, 0, bonus_points), score(s, 1, bonus_points), np.int64(s.to_move),
-            winner(s, bonus_points) if s.to_move < 0 else np.int64(-1))

@@ -15,12 +15,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.data.validation import check_number, check_seat
-from patchwork_env.engine.batch import GameBatch, random_setups
+from patchwork_env.engine.batch import GameBatch
+from patchwork_env.engine.draft_batch import DraftBatch
+from patchwork_env.envs.game_kinds import kind_of
 from patchwork_env.envs.opponents import Opponent, as_opponent
 from patchwork_env.envs.rewards import check_reward, final_rewards
-from patchwork_env.views.observation import observe_unchecked
 
 
 class Ended(NamedTuple):
@@ -39,15 +39,18 @@ class Duel:
 
     ``learner_seat`` fixes the learner's seat; ``None`` draws it at random for every game.
     After :meth:`start` and :meth:`step` the learner is to move in every unfinished game,
-    and :attr:`masks` gives its legal actions.
+    and :attr:`masks` gives its legal actions. ``batch`` is a :class:`GameBatch` or a
+    :class:`DraftBatch`: the duel plays either game.
     """
 
-    def __init__(self, batch: GameBatch, opponent: Any, seed: int | None = None,
+    def __init__(self, batch: GameBatch | DraftBatch, opponent: Any, seed: int | None = None,
                  learner_seat: int | None = None, reward: str = "win",
                  score_scale: float = 0.02, illegal_reward: float = -1.0) -> None:
         self.learner_seat = check_seat(learner_seat, "learner_seat", allow_none=True)
         check_reward(reward, score_scale)
         self.batch = batch
+        self.kind = kind_of(batch)
+        """The game played (:mod:`.game_kinds`)."""
         self.opponent: Opponent = as_opponent(opponent)
         self.rng = np.random.default_rng(seed)
         """Draws setups, seats and the random opponent's moves."""
@@ -58,8 +61,8 @@ class Duel:
         self.seats = np.zeros(n, np.int8)
         """The learner's seat in each game."""
         self._n = n
-        self._masks = np.zeros((n, N_ACTIONS), np.bool_)
-        self._row_starts = np.arange(n) * N_ACTIONS
+        self._masks = np.zeros((n, self.kind.n_actions), np.bool_)
+        self._row_starts = np.arange(n) * self.kind.n_actions
         self._masks_stale = True
         self._scores = np.zeros((n, 2), np.int64)
         self._winners = np.full(n, -1, np.int64)
@@ -84,8 +87,8 @@ class Duel:
 
     def start(self, rows: np.ndarray, circles: Any = None, first_players: Any = None,
               seats: Any = None) -> None:
-        """New games in ``rows``; circles, first players and learner seats are drawn unless
-        given. The opponent makes its opening moves where it starts."""
+        """New games in ``rows``; circles (decks in the draft), first players and learner
+        seats are drawn unless given. The opponent makes its opening moves where it starts."""
         with self.transaction():
             self._start(rows, circles, first_players, seats)
 
@@ -94,10 +97,10 @@ class Duel:
         if circles is None and first_players is None:
             self.batch.reset(rows, self.rng)  # draws setups as random_setups(rng) does
         else:
-            drawn_circles, drawn_first = random_setups(self.rng, len(rows))
-            fresh = GameBatch.from_setups(drawn_circles if circles is None else circles,
-                                          drawn_first if first_players is None else first_players,
-                                          self.batch.rules)
+            drawn_circles, drawn_first = self.kind.random_setups(self.rng, len(rows))
+            fresh = self.kind.batch_type.from_setups(
+                drawn_circles if circles is None else circles,
+                drawn_first if first_players is None else first_players, self.batch.rules)
             self.batch.state[rows] = fresh.state
         if seats is None:
             seats = (np.full(len(rows), self.learner_seat) if self.learner_seat is not None
@@ -108,7 +111,7 @@ class Duel:
 
     @property
     def masks(self) -> np.ndarray:
-        """``(N, 2026) bool``: the learner's legal actions (none where a game is over)."""
+        """``(N, n_actions) bool``: the learner's legal actions (none where a game is over)."""
         if self._masks_stale:  # computed once per position, when first asked for
             self.batch.legal_mask(out=self._masks)
             self._masks_stale = False
@@ -116,10 +119,10 @@ class Duel:
 
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
         """``(k, D) float32``: the games ``rows`` (all by default) seen by the learner."""
+        observe = self.kind.observe
         if rows is None:
-            return observe_unchecked(self.batch.state, self.batch.rules, self.seats)
-        return observe_unchecked(self.batch.state.take(rows), self.batch.rules,
-                                 self.seats[rows])
+            return observe(self.batch.state, self.batch.rules, self.seats)
+        return observe(self.batch.state.take(rows), self.batch.rules, self.seats[rows])
 
     def step(self, actions: np.ndarray, restart: bool = False
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

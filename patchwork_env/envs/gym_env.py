@@ -12,14 +12,12 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.data.rules import Rules
 from patchwork_env.data.validation import check_action, check_options, check_render_mode, check_seed
-from patchwork_env.engine.batch import GameBatch
 from patchwork_env.envs.duel import Duel
+from patchwork_env.envs.game_kinds import PATCHWORK, GameKind
 from patchwork_env.envs.render_modes import render_game
 from patchwork_env.views.game import Game
-from patchwork_env.views.observation import layout
 
 
 class PatchworkEnv(gym.Env):
@@ -86,16 +84,19 @@ class PatchworkEnv(gym.Env):
         "render_fps": 1,
     }
     RESET_OPTIONS = ("circle", "first_player", "learner_seat")
+    kind: ClassVar[GameKind] = PATCHWORK
+    """The game played (:mod:`.game_kinds`)."""
 
     def __init__(self, opponent: Any = "random", learner_seat: int | None = None,
                  rules: str | Rules = "default", reward: str = "win", score_scale: float = 0.02,
                  illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.rules = get_rules(rules)
+        kind = self.kind
+        self.rules = kind.get_rules(rules)
         self.render_mode = render_mode
-        self.observation_space = layout(self.rules).space
-        self.action_space = gym.spaces.Discrete(N_ACTIONS)
-        self._duel = Duel(GameBatch.new(1, seed=0, rules=self.rules), opponent, None,
+        self.observation_space = kind.layout(self.rules).space
+        self.action_space = gym.spaces.Discrete(kind.n_actions)
+        self._duel = Duel(kind.batch_type.new(1, seed=0, rules=self.rules), opponent, None,
                           learner_seat, reward, score_scale, illegal_reward)
         self._over = True
 
@@ -106,8 +107,9 @@ class PatchworkEnv(gym.Env):
 
     @property
     def game(self) -> Game:
-        """A copy of the current position as a :class:`~patchwork_env.Game`."""
-        return Game.from_batch(self._duel.batch, 0)
+        """A copy of the current position as a :class:`~patchwork_env.Game` (a
+        ``DraftGame`` in the draft)."""
+        return self.kind.game_type.from_batch(self._duel.batch, 0)
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -117,8 +119,8 @@ class PatchworkEnv(gym.Env):
         self._duel.reseed(self.np_random, seed)
         given = {key: None if opts.get(key) is None else [opts[key]] for key in opts}
         # Seeded, the setup is drawn first, exactly as Game.new(seed) draws it.
-        self._duel.start(np.zeros(1, np.int64), given.get("circle"), given.get("first_player"),
-                         given.get("learner_seat"))
+        self._duel.start(np.zeros(1, np.int64), given.get(self.kind.setup_option),
+                         given.get("first_player"), given.get("learner_seat"))
         self._over = bool(self._duel.batch.done[0])
         if self.render_mode == "human":
             self.render()
@@ -127,7 +129,7 @@ class PatchworkEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        acts = np.array([check_action(action)], np.int64)
+        acts = np.array([check_action(action, self.kind.n_actions)], np.int64)
         rewards, over, illegal = self._duel.step(acts)
         self._over = bool(over[0])
         info = self._info()
@@ -138,7 +140,7 @@ class PatchworkEnv(gym.Env):
         return self._duel.observe()[0], float(rewards[0]), self._over, False, info
 
     def action_masks(self) -> np.ndarray:
-        """``(2026,) bool``: the agent's legal actions (for sb3-contrib's MaskablePPO)."""
+        """``(n_actions,) bool``: the agent's legal actions (for sb3-contrib's MaskablePPO)."""
         return self._duel.masks[0].copy()
 
     def _info(self) -> dict[str, Any]:

@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from patchwork_env.data.actions import N_ACTIONS
 from patchwork_env.engine.batch import GameBatch
-from patchwork_env.views.observation import observe
+from patchwork_env.envs.game_kinds import kind_of
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 """``policy(observations (k, D) float32, masks (k, 2026) bool) -> (k,) actions``."""
@@ -72,14 +71,16 @@ class Opponent(ABC):
             if not len(rows):
                 return
             actions = np.full(len(batch), -1, np.int64)
-            actions[rows] = self._checked(self.act(batch, rows, rng), len(rows))
+            actions[rows] = self._checked(self.act(batch, rows, rng), len(rows),
+                                          kind_of(batch).n_actions)
             try:
                 batch.step(actions)
             except ValueError as e:
                 raise ValueError(f"opponent {self.name} played an illegal move: {e}") from None
 
-    def _checked(self, actions: Any, n: int) -> np.ndarray:
-        """``(n,) int64`` actions in range; ``ValueError`` naming this opponent otherwise."""
+    def _checked(self, actions: Any, n: int, n_actions: int) -> np.ndarray:
+        """``(n,) int64`` actions in ``0..n_actions - 1``; ``ValueError`` naming this
+        opponent otherwise."""
         try:
             acts = np.asarray(actions)
         except Exception as e:  # an object numpy cannot turn into an array at all
@@ -88,14 +89,14 @@ class Opponent(ABC):
         if acts.shape != (n,) or acts.dtype.kind not in "iu":
             raise ValueError(f"opponent {self.name} must return {n} integer actions, got "
                              f"{acts.dtype} array of shape {acts.shape}")
-        if acts.dtype.kind == "u" and acts.max() >= N_ACTIONS:
+        if acts.dtype.kind == "u" and acts.max() >= n_actions:
             raise ValueError(f"opponent {self.name} returned action {int(acts.max())}, "
-                             f"outside 0..{N_ACTIONS - 1}")
+                             f"outside 0..{n_actions - 1}")
         acts = acts.astype(np.int64)
-        bad = (acts < 0) | (acts >= N_ACTIONS)
+        bad = (acts < 0) | (acts >= n_actions)
         if bad.any():
             raise ValueError(f"opponent {self.name} returned action {int(acts[bad][0])}, "
-                             f"outside 0..{N_ACTIONS - 1}")
+                             f"outside 0..{n_actions - 1}")
         return acts
 
     def __repr__(self) -> str:
@@ -123,7 +124,8 @@ class PolicyOpponent(Opponent):
         self.name = name or getattr(policy, "__name__", type(policy).__name__)
 
     def act(self, batch: GameBatch, rows: np.ndarray, rng: np.random.Generator) -> Any:
-        obs = observe(batch.state[rows], batch.rules, batch.to_move[rows])
+        seats = batch.to_move[rows].astype(np.int64)
+        obs = kind_of(batch).observe(batch.state[rows], batch.rules, seats)
         return self.policy(obs, batch.legal_mask()[rows])
 
 

@@ -15,8 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
-from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import Rules, get_rules
+from patchwork_env.data.rules import Rules
 from patchwork_env.data.validation import (
     check_actions,
     check_count,
@@ -24,11 +23,9 @@ from patchwork_env.data.validation import (
     check_render_mode,
     check_seed,
 )
-from patchwork_env.engine.batch import GameBatch, random_setup
+from patchwork_env.engine.batch import GameBatch
 from patchwork_env.envs.duel import Duel
-from patchwork_env.views.game import Game
-from patchwork_env.views.observation import layout
-from patchwork_env.views.render import render_rgb
+from patchwork_env.envs.game_kinds import PATCHWORK, GameKind
 
 try:  # Gymnasium 1.1 and newer name the autoreset modes
     from gymnasium.vector import AutoresetMode
@@ -38,7 +35,6 @@ except ImportError:  # Gymnasium 1.0 resets on the next step only
     AutoresetMode = None
     NEXT_STEP, SAME_STEP = "NextStep", "SameStep"
 
-RESET_OPTIONS = ("circle", "first_player")
 
 
 class PatchworkVectorEnv(gym.vector.VectorEnv):
@@ -81,6 +77,8 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"],
                                           "autoreset_mode": NEXT_STEP}
+    kind: ClassVar[GameKind] = PATCHWORK
+    """The game played (:mod:`.game_kinds`)."""
 
     def __init__(self, num_envs: int, opponent: Any = "random", seed: int | None = None,
                  learner_seat: int | None = None, rules: str | Rules = "default",
@@ -90,14 +88,16 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.rules = get_rules(rules)
+        kind = self.kind
+        self.rules = kind.get_rules(rules)
         self.render_mode = render_mode
         self.num_envs = n
-        self.duel = Duel(GameBatch.new(n, rules=self.rules, seed=seed), opponent, seed,
+        self.duel = Duel(kind.batch_type.new(n, rules=self.rules, seed=seed), opponent, seed,
                          learner_seat, reward, score_scale, illegal_reward)
-        """The games and the learner's seats; ``duel.batch`` is the :class:`GameBatch`."""
-        self.single_observation_space = layout(self.rules).space
-        self.single_action_space = gym.spaces.Discrete(N_ACTIONS)
+        """The games and the learner's seats; ``duel.batch`` is the :class:`GameBatch` (a
+        ``DraftBatch`` in the draft)."""
+        self.single_observation_space = kind.layout(self.rules).space
+        self.single_action_space = gym.spaces.Discrete(kind.n_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._restart = np.zeros(n, np.bool_)
@@ -133,8 +133,10 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
 
     def start_games(self, seeds: Sequence[int | None], options: Sequence[Any]) -> None:
         """Start every game anew: game ``i`` from ``seeds[i]`` (``Game.new(seed)``'s setup)
-        or the env's generator, with ``options[i]`` (``circle``, ``first_player``)."""
-        opts = [check_options(o, RESET_OPTIONS) for o in options]
+        or the env's generator, with ``options[i]`` (``circle``, or ``deck`` in the draft,
+        and ``first_player``)."""
+        kind = self.kind
+        opts = [check_options(o, (kind.setup_option, "first_player")) for o in options]
         rows = np.arange(self.num_envs)
         if all(s is None for s in seeds) and not any(opts):
             self.duel.start(rows)
@@ -143,9 +145,10 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
                 self.duel.reseed(np.random.default_rng(list(seeds)), seeds[0])
             circles, firsts = [], []
             for s, opt in zip(seeds, opts, strict=True):
-                circle, first = random_setup(np.random.default_rng(s) if s is not None
-                                             else self.duel.rng, opt.get("circle"),
-                                             opt.get("first_player"))
+                circle, first = kind.random_setup(np.random.default_rng(s) if s is not None
+                                                  else self.duel.rng,
+                                                  opt.get(kind.setup_option),
+                                                  opt.get("first_player"))
                 circles.append(circle)
                 firsts.append(first)
             self.duel.start(rows, np.array(circles), np.array(firsts))
@@ -188,7 +191,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
         builds its own): ``(rewards, over, illegal)`` as :meth:`Duel.step` returns them."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        return self.advance_checked(check_actions(actions, self.num_envs))
+        return self.advance_checked(check_actions(actions, self.num_envs, self.kind.n_actions))
 
     def advance_checked(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`advance` for actions already checked (``(n,) int64`` in range)."""
@@ -215,14 +218,16 @@ class PatchworkVectorEnv(gym.vector.VectorEnv):
                 "illegal_action": np.zeros(n, np.bool_)}
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, 2026) bool``: the learner's legal actions in every game."""
+        """``(num_envs, n_actions) bool``: the learner's legal actions in every game."""
         return self.duel.masks.copy()
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """One picture per game (``render_mode="rgb_array"``)."""
         if self.render_mode is None:
             return None
-        return tuple(render_rgb(Game.from_batch(self.batch, i)) for i in range(self.num_envs))
+        kind = self.kind
+        return tuple(kind.render_rgb(kind.game_type.from_batch(self.batch, i))
+                     for i in range(self.num_envs))
 
 
 _ENDING_KEYS = ("learner_seat", "winner", "scores", "is_success", "illegal_action")
