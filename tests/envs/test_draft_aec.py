@@ -4,6 +4,7 @@ and its manual."""
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import numpy as np
@@ -227,3 +228,18 @@ def test_the_documented_observation_table_matches_the_layout() -> None:
     assert [(int(a), int(b or a) + 1, name) for a, b, name in rows] == [
         (f.start, f.stop, f.name) for f in lay.fields]
     assert f"| ({lay.size},)" in raw_env.__doc__
+
+
+def test_pickle_round_trip_keeps_the_position() -> None:
+    e = env()
+    e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    copy = pickle.loads(pickle.dumps(e))
+    assert copy.agent_selection == e.agent_selection
+    for agent in ("player_0", "player_1"):
+        a, b = e.observe(agent), copy.observe(agent)
+        np.testing.assert_array_equal(a["observation"], b["observation"])
+        np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+    assert copy.unwrapped.game == e.unwrapped.game

@@ -228,3 +228,13 @@ def test_vector_render_draws_every_game() -> None:
     envs.reset(seed=0)
     pictures = envs.render()
     assert len(pictures) == 2 and pictures[0].shape == (600, 900, 3)
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, -2, np.array(3)])
+def test_bad_vector_seeds_are_refused_and_change_nothing(seed: object) -> None:
+    envs = PatchworkDraftVectorEnv(2)
+    envs.reset(seed=0)
+    before = envs.batch.state.tobytes()
+    with pytest.raises((TypeError, ValueError), match="seed"):
+        envs.reset(seed=seed)
+    assert envs.batch.state.tobytes() == before
