@@ -2,7 +2,9 @@
 
 A spec is an agent's name with an optional argument (``mcts:200``, ``ppo:runs/x/best.pt``);
 :data:`SPECS` lists them, each with its builder and the line that describes it (the
-command lines print that table in their ``--help``). The spec of an agent that runs a
+command lines print that table in their ``--help``). :data:`DRAFT_SPECS` lists those that
+play Patchwork Draft (``make("mcts:400", game="draft")``): ``random``, ``greedy`` and
+``mcts``. The spec of an agent that runs a
 network (``az``, ``az-playouts``, ``az-policy``, ``ppo``, ``ppo-sample``) may end with
 ``@DEVICE``, where its network runs (``az:runs/x/net.pt:64@cuda:1``; see
 :mod:`.device`). :func:`make` builds an agent, :func:`make_opponent` an opponent for the
@@ -77,6 +79,18 @@ def _az_policy(arg: str | None, seed: int | None, device: str | None) -> Agent:
     return make_az_policy(arg, seed, device)
 
 
+def _draft_greedy(arg: str | None, seed: int | None, device: str | None) -> Agent:
+    from patchwork_env.agents.draft_greedy import DraftGreedyAgent
+
+    return DraftGreedyAgent(seed)
+
+
+def _draft_mcts(arg: str | None, seed: int | None, device: str | None) -> Agent:
+    from patchwork_env.agents.mcts.draft_agent import DraftMCTSAgent
+
+    return DraftMCTSAgent(arg or "400", seed)
+
+
 def _human(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.human import HumanAgent
 
@@ -121,10 +135,29 @@ SPECS: tuple[AgentSpec, ...] = (
 )
 """The agents :func:`make` builds, in the order the help lists them."""
 
+DRAFT_SPECS: tuple[AgentSpec, ...] = (
+    AgentSpec("random", "random", _random, False, "uniform over the legal moves"),
+    AgentSpec("greedy", "greedy", _draft_greedy, False,
+              "the best move one step ahead (points and buttons earned, cost, lines "
+              "nearly complete)"),
+    AgentSpec("mcts", "mcts[:N|:Ss]", _draft_mcts, True,
+              "UCT tree search over many dealings of the unseen deck: N simulations per "
+              "move (default 400) or S seconds"),
+)
+"""The agents :func:`make` builds for Patchwork Draft (``game="draft"``)."""
+
+GAMES = ("patchwork", "draft")
+"""The games agents play: Patchwork, and its drafting variant Patchwork Draft."""
+GAME_NAMES = {"patchwork": "Patchwork", "draft": "Patchwork Draft"}
+"""Each game's name in words."""
+
 _BY_NAME = {spec.name: spec for spec in SPECS}
+_DRAFT_BY_NAME = {spec.name: spec for spec in DRAFT_SPECS}
 AGENT_NAMES = tuple(_BY_NAME)
 SPEC_HELP = ", ".join(spec.usage for spec in SPECS)
 """The specs in one line, for error messages."""
+DRAFT_SPEC_HELP = ", ".join(spec.usage for spec in DRAFT_SPECS)
+"""The draft's specs in one line, for error messages."""
 DEVICE_AGENTS = tuple(spec.name for spec in SPECS if spec.takes_device)
 """The agents that run a network: their specs may end with ``@DEVICE``."""
 
@@ -144,22 +177,39 @@ def split_device(spec: str) -> tuple[str, str | None]:
     return head, device
 
 
-def parse_spec(spec: str) -> tuple[str, str | None]:
-    """Split ``"name:arg"`` into ``(name, arg)``; ``AgentSpecError`` if it names no agent."""
+def check_game(game: str) -> str:
+    """``game`` if it is one of :data:`GAMES`, else ``AgentSpecError``."""
+    if game not in GAMES:
+        raise AgentSpecError(f"unknown game {game!r}: choose from {', '.join(GAMES)}")
+    return game
+
+
+def parse_spec(spec: str, game: str = "patchwork") -> tuple[str, str | None]:
+    """Split ``"name:arg"`` into ``(name, arg)``; ``AgentSpecError`` if it names no agent
+    of ``game`` (:data:`GAMES`)."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec is a non-empty string, got {spec!r}")
     name, sep, arg = spec.strip().partition(":")
-    if name not in _BY_NAME:
-        raise AgentSpecError(f"unknown agent {spec!r}: choose from {SPEC_HELP}")
-    if sep and not _BY_NAME[name].takes_argument:
+    if check_game(game) == "draft":
+        by_name, help_line = _DRAFT_BY_NAME, DRAFT_SPEC_HELP
+        if name in _BY_NAME and name not in by_name:
+            raise AgentSpecError(f"agent {name!r} does not play Patchwork Draft: choose from "
+                                 f"{help_line}")
+    else:
+        by_name, help_line = _BY_NAME, SPEC_HELP
+    if name not in by_name:
+        raise AgentSpecError(f"unknown agent {spec!r}: choose from {help_line}")
+    if sep and not by_name[name].takes_argument:
         raise AgentSpecError(f"agent {name!r} takes no argument, got {spec!r}")
     if sep and not arg:
         raise AgentSpecError(f"agent spec {spec!r} has an empty argument after ':'")
     return name, (arg if sep else None)
 
 
-def make(spec: str, seed: int | None = None, device: str | None = None) -> Agent:
-    """Build the agent that ``spec`` names (see :data:`SPECS`), seeded with ``seed``.
+def make(spec: str, seed: int | None = None, device: str | None = None,
+         game: str = "patchwork") -> Agent:
+    """Build the agent that ``spec`` names (see :data:`SPECS`; for ``game="draft"``,
+    :data:`DRAFT_SPECS`), seeded with ``seed``.
 
     An agent that runs a network runs it on the spec's own ``@DEVICE`` if it has one, else
     on ``device`` (``None``: the CPU); the other agents ignore ``device``. Every problem
@@ -168,8 +218,8 @@ def make(spec: str, seed: int | None = None, device: str | None = None) -> Agent
     :class:`AgentSpecError` with a one-line message.
     """
     rest, own = split_device(spec)
-    name, arg = parse_spec(rest)
-    entry = _BY_NAME[name]
+    name, arg = parse_spec(rest, game)
+    entry = (_DRAFT_BY_NAME if game == "draft" else _BY_NAME)[name]
     if own is not None and not entry.takes_device:
         raise AgentSpecError(f"agent {name!r} runs no network, so it takes no @DEVICE, got "
                              f"{spec!r} (only {', '.join(DEVICE_AGENTS)} do)")
@@ -220,6 +270,7 @@ def make_opponent(opponent: str | Any, seed: int | None = None) -> Opponent:
         raise AgentSpecError(f"opponent {opponent!r}: {e}") from e
 
 
-__all__ = ["AGENT_NAMES", "DEVICE_AGENTS", "SPECS", "SPEC_HELP", "Agent", "AgentSpec",
-           "AgentSpecError", "PolicyAgent", "RegistryOpponent", "make", "make_opponent",
+__all__ = ["AGENT_NAMES", "DEVICE_AGENTS", "DRAFT_SPECS", "DRAFT_SPEC_HELP", "GAMES",
+           "GAME_NAMES", "SPECS", "SPEC_HELP", "Agent", "AgentSpec", "AgentSpecError",
+           "PolicyAgent", "RegistryOpponent", "check_game", "make", "make_opponent",
            "parse_spec", "split_device"]

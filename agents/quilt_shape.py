@@ -38,17 +38,12 @@ def _shift_up(lo, hi, k):
     return lo << k, ((hi << k) | (lo >> (_W - k))) & _FULL_HI
 
 
-@njit(cache=True)
-def shape_features(q_lo, q_hi):
-    """``(empty, edge, isolated, dead_ends)`` of a quilt whose covered cells are ``q``.
-
-    ``edge`` counts the sides of empty cells that face a covered cell or the border (the
-    ragged edge of the free area); ``isolated`` counts empty cells with no empty neighbour
-    (holes only a 1x1 can fill); ``dead_ends`` counts empty cells with exactly one.
-    """
+@njit(cache=True, inline="always")
+def _empty_neighbours(q_lo, q_hi):
+    """The empty cells of quilt ``q`` and, for each direction (above, below, left, right),
+    the cells whose neighbour that way is empty; each as two words."""
     e_lo = ~q_lo & _FULL_LO
     e_hi = ~q_hi & _FULL_HI
-    # n? = "the neighbour in that direction is empty", as a set of cells
     na_lo, na_hi = _shift_up(e_lo, e_hi, _ROW)  # neighbour above (c - 9)
     nb_lo, nb_hi = shift_down(e_lo, e_hi, _ROW)  # neighbour below (c + 9)
     nl_lo, nl_hi = _shift_up(e_lo, e_hi, _ONE)  # neighbour to the left (c - 1)
@@ -57,6 +52,29 @@ def shape_features(q_lo, q_hi):
     nr_lo, nr_hi = shift_down(e_lo, e_hi, _ONE)  # neighbour to the right (c + 1)
     nr_lo &= _NOT_LAST_COL[0]
     nr_hi &= _NOT_LAST_COL[1]
+    return e_lo, e_hi, na_lo, na_hi, nb_lo, nb_hi, nl_lo, nl_hi, nr_lo, nr_hi
+
+
+@njit(cache=True)
+def isolated_cells(q_lo, q_hi):
+    """The empty cells of quilt ``q`` with no empty neighbour, as two words: holes that no
+    patch of two or more cells can fill."""
+    e_lo, e_hi, na_lo, na_hi, nb_lo, nb_hi, nl_lo, nl_hi, nr_lo, nr_hi = _empty_neighbours(
+        q_lo, q_hi)
+    return e_lo & ~(na_lo | nb_lo | nl_lo | nr_lo), e_hi & ~(na_hi | nb_hi | nl_hi | nr_hi)
+
+
+@njit(cache=True)
+def shape_features(q_lo, q_hi):
+    """``(empty, edge, isolated, dead_ends)`` of a quilt whose covered cells are ``q``.
+
+    ``edge`` counts the sides of empty cells that face a covered cell or the border (the
+    ragged edge of the free area); ``isolated`` counts empty cells with no empty neighbour
+    (holes only a 1x1 can fill); ``dead_ends`` counts empty cells with exactly one.
+    """
+    # n? = "the neighbour in that direction is empty", as a set of cells
+    e_lo, e_hi, na_lo, na_hi, nb_lo, nb_hi, nl_lo, nl_hi, nr_lo, nr_hi = _empty_neighbours(
+        q_lo, q_hi)
     empty = popcount(e_lo) + popcount(e_hi)
     open_sides = (
         popcount(e_lo & na_lo) + popcount(e_hi & na_hi)

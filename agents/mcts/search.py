@@ -10,8 +10,11 @@ match).
 
 Each simulation walks down by UCT, adds one node, plays the game from it to the end with
 uniformly random legal moves (the engine's compiled sampler and rules) and backs up the
-win or loss. The tree lives in preallocated arrays owned by :class:`Tree`, so a search can
-be run in chunks (for a time budget) without losing anything between calls.
+win or loss. That walk (:func:`simulate`) knows no game: Patchwork's moves, rules and
+winner are handed to it as compiled functions, and Patchwork Draft's search
+(:mod:`.draft_search`) hands it the draft's. The tree lives in preallocated arrays owned
+by :class:`Tree`, so a search can be run in chunks (for a time budget) without losing
+anything between calls.
 """
 
 from __future__ import annotations
@@ -27,22 +30,28 @@ from patchwork_env.agents.heuristic import (
     play_and_settle,
 )
 from patchwork_env.data.actions import ADVANCE, N_SLOTS
+from patchwork_env.data.tables import RuleArrays
 from patchwork_env.engine.batch_kernels import play_randomly
 from patchwork_env.engine.kernels import STATE_DTYPE, winner
 
 N_MOVES = N_SLOTS + 1
 """Children per node: buy from each slot, then advance."""
 ADVANCE_MOVE = N_SLOTS
-_ILLEGAL = -1
-_UNEXPANDED = 0  # the root is node 0 and never anyone's child, so 0 can mean "not yet"
+ILLEGAL = -1
+"""A child entry of a move that is not legal."""
+UNEXPANDED = 0
+"""A child entry of a legal move not yet tried (the root is node 0, never a child)."""
 
 
 class Tree:
-    """The arrays of one search tree (node 0 is the root)."""
+    """The arrays of one search tree (node 0 is the root) over the states of ``dtype``
+    with ``n_moves`` moves per node (Patchwork's by default; the draft's search,
+    :mod:`.draft_search`, keeps its games in a tree of its own dtype)."""
 
-    def __init__(self, capacity: int) -> None:
-        self.states = np.zeros(capacity, STATE_DTYPE)
-        self.children = np.zeros((capacity, N_MOVES), np.int32)
+    def __init__(self, capacity: int, dtype: np.dtype = STATE_DTYPE,
+                 n_moves: int = N_MOVES) -> None:
+        self.states = np.zeros(capacity, dtype)
+        self.children = np.zeros((capacity, n_moves), np.int32)
         """Child node of each move, ``-1`` if the move is illegal, ``0`` if not yet added."""
         self.actions = np.zeros(capacity, np.int16)
         """The engine action that led into each node."""
@@ -69,7 +78,7 @@ class Tree:
 
     def grown(self, capacity: int) -> Tree:
         """A copy of this tree with room for ``capacity`` nodes."""
-        bigger = Tree(capacity)
+        bigger = type(self)(capacity)
         for old, new in zip(self.arrays(), bigger.arrays(), strict=True):
             new[: self.size] = old[: self.size]
         bigger.size = self.size
@@ -89,18 +98,18 @@ def init_node(states, children, visits, wins, node):
     visits[node] = 0
     wins[node] = 0.0
     for k in range(N_MOVES):
-        children[node, k] = _ILLEGAL
+        children[node, k] = ILLEGAL
     if s.to_move < 0:
         return
-    children[node, ADVANCE_MOVE] = _UNEXPANDED
+    children[node, ADVANCE_MOVE] = UNEXPANDED
     p = s.to_move
     for slot in range(N_SLOTS):
         if can_buy(s, slot) and fits_anywhere(s.quilt[p, 0], s.quilt[p, 1], s.circle[slot]):
-            children[node, slot] = _UNEXPANDED
+            children[node, slot] = UNEXPANDED
 
 
 @njit(cache=True)
-def _rollout(s, rng, rules):
+def _rollout(s, rng, rules, w):
     """Play ``s`` to its end with uniform random moves; ``(rng, winner)``."""
     rng = play_randomly(s, rng, -1, rules.income_before, rules.leather_spaces,
                         rules.bonus_masks, rules.track_end)
@@ -108,12 +117,12 @@ def _rollout(s, rng, rules):
 
 
 @njit(cache=True)
-def _select(children, visits, wins, node, c_explore):
+def uct_select(children, visits, wins, node, c_explore):
     """The UCT choice among the children of a fully expanded ``node``."""
     log_n = np.log(max(visits[node], 1))
     best = -1
     best_u = -np.inf
-    for k in range(N_MOVES):
+    for k in range(children.shape[1]):
         child = children[node, k]
         if child <= 0:
             continue
@@ -126,17 +135,34 @@ def _select(children, visits, wins, node, c_explore):
 
 
 @njit(cache=True)
-def run_simulations(states, children, actions, movers, visits, wins, size, n_sims, rng, rules,
-                    w: Weights, c_explore):
-    """Run ``n_sims`` simulations from node 0 under ``rules`` (a
-    :class:`~patchwork_env.data.tables.RuleArrays`); returns ``(new_size, new_rng)``.
+def _move_action(s, move, rules, w):
+    """The engine action of ``move``: advancing, or the heuristic's buy from that slot."""
+    return ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rules, w)
 
+
+@njit(cache=True)
+def _outcome(s, rules):
+    """The winner of the finished game ``s``."""
+    return winner(s, rules.bonus_points)
+
+
+@njit(cache=True)
+def simulate(init, move_action, play, rollout, outcome, states, children, actions, movers,
+             visits, wins, size, n_sims, rng, rules, w, c_explore):
+    """Run ``n_sims`` simulations from node 0; returns ``(new_size, new_rng)``.
+
+    The walk of every game's search; what depends on the game comes in as compiled
+    functions: ``init(states, children, visits, wins, node)`` clears a node and marks its
+    legal moves, ``move_action(s, move, rules, w)`` is the engine action of a move,
+    ``play(s, action, rules, w)`` plays it, ``rollout(s, rng, rules, w)`` plays ``s`` to
+    its end (``(rng, winner)``) and ``outcome(s, rules)`` is the winner of a finished game.
     Nodes are added while there is room; a full tree keeps searching, its new leaves just
     are not stored.
     """
     capacity = states.shape[0]
     path = np.empty(256, np.int64)
-    scratch = np.empty(1, STATE_DTYPE)
+    scratch = states[:1].copy()
+    n_moves = children.shape[1]
     for _ in range(n_sims):
         node = 0
         depth = 0
@@ -144,35 +170,35 @@ def run_simulations(states, children, actions, movers, visits, wins, size, n_sim
         while True:
             s = states[node]
             if s.to_move < 0:
-                who = winner(s, rules.bonus_points)
+                who = outcome(s, rules)
                 break
             move = -1
-            for k in range(N_MOVES):
-                if children[node, k] == _UNEXPANDED:
+            for k in range(n_moves):
+                if children[node, k] == UNEXPANDED:
                     move = k
                     break
             if move < 0:
-                node = _select(children, visits, wins, node, c_explore)
+                node = uct_select(children, visits, wins, node, c_explore)
                 depth += 1
                 path[depth] = node
                 continue
-            a = ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rules, w)
+            a = move_action(s, move, rules, w)
             if size < capacity:
                 leaf = size
                 size += 1
                 states[leaf] = s
                 actions[leaf] = a
                 movers[leaf] = s.to_move
-                play_and_settle(states[leaf], a, rules, w)
-                init_node(states, children, visits, wins, leaf)
+                play(states[leaf], a, rules, w)
+                init(states, children, visits, wins, leaf)
                 children[node, move] = leaf
                 depth += 1
                 path[depth] = leaf
                 scratch[0] = states[leaf]
             else:
                 scratch[0] = s
-                play_and_settle(scratch[0], a, rules, w)
-            rng, who = _rollout(scratch[0], rng, rules)
+                play(scratch[0], a, rules, w)
+            rng, who = rollout(scratch[0], rng, rules, w)
             break
         for d in range(depth + 1):
             n = path[d]
@@ -180,3 +206,15 @@ def run_simulations(states, children, actions, movers, visits, wins, size, n_sim
             if movers[n] == who:
                 wins[n] += 1.0
     return size, rng
+
+
+def run_simulations(states: np.ndarray, children: np.ndarray, actions: np.ndarray,
+                    movers: np.ndarray, visits: np.ndarray, wins: np.ndarray, size: int,
+                    n_sims: int, rng: np.uint64, rules: RuleArrays, w: Weights,
+                    c_explore: float) -> tuple[int, np.uint64]:
+    """Run ``n_sims`` simulations of Patchwork from node 0 under ``rules`` with
+    :func:`simulate`; returns ``(new_size, new_rng)``. (Called from Python: a compiled
+    caller handing the game's functions on could not be cached.)"""
+    return simulate(init_node, _move_action, play_and_settle, _rollout, _outcome, states,
+                    children, actions, movers, visits, wins, size, n_sims, rng, rules, w,
+                    c_explore)
