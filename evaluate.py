@@ -1,7 +1,7 @@
 """Tournaments between agents: paired games, win rates, Elo ratings and plots.
 
-    python evaluate.py [AGENT ...] [--games N] [--seed S] [--rules PRESET] [--jobs J]
-                       [--device DEVICE] [--out DIR [--overwrite]]
+    python evaluate.py [AGENT ...] [--game {patchwork,draft}] [--games N] [--seed S]
+                       [--rules PRESET] [--jobs J] [--device DEVICE] [--out DIR [--overwrite]]
 
 Every pair of agents plays ``N`` games: ``N / 2`` setups (circle and first player), each
 played twice with the seats swapped. With no AGENT the default tournament runs
@@ -9,6 +9,10 @@ played twice with the seats swapped. With no AGENT the default tournament runs
 exist.
 Agents are registry specs (listed by ``--help``), e.g. ``greedy``, ``mcts:400``,
 ``mcts:1s``, ``ppo:runs/x/best.pt``.
+``--game draft`` plays Patchwork Draft instead (section 13 of the rules; a setup is then a
+deck order and first player): its agents are ``random``, ``greedy`` and ``mcts[:N|:Ss]``
+(default tournament ``random greedy mcts:200``) and its rules presets ``default`` and
+``no-stars``; an agent or preset of the other game is refused with a one-line error.
 Games run in ``J`` processes, one core each (default: every core available); the results
 do not depend on ``J`` except for agents on a time budget. The agents that run a network
 (``az``, ``az-playouts``, ``az-policy``, ``ppo``, ``ppo-sample``) run it on ``--device``
@@ -26,7 +30,8 @@ leaves nothing behind. The folder holds:
 
 ``results.json``
     ``{"agents": [spec, ...],
-    "settings": {"games", "seed", "rules", "jobs", "device", "anchor", "runtime_s"},
+    "settings": {"game", "games", "seed", "rules", "jobs", "device", "anchor",
+    "runtime_s"},
     "pairings": [{"a", "b", "games", "wins_a", "wins_b", "win_rate_a", "ci_a": [lo, hi],
     "mean_score_a", "mean_score_b", "mean_diff"}, ...],
     "elo": {spec: {"rating", "ci": [lo, hi]}, ...}}`` — win rates and intervals are
@@ -36,7 +41,8 @@ leaves nothing behind. The folder holds:
 ``results.csv``
     one row per game: pairing, a, b, seed, player0, player1 (the agents in each seat),
     score0, score1, winner (seat), winner_agent, n_moves, moves (action ids, in order;
-    ``Game.new(seed)`` and these moves replay the game).
+    ``Game.new(seed)``, or ``DraftGame.new(seed)`` for the draft, and these moves replay
+    the game).
 ``elo.png``, ``scores.png``
     the ratings with their intervals; each agent's distribution of final scores, in the
     order of the Elo ranking.
@@ -58,12 +64,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from patchwork_env.agents import (
+    DRAFT_SPECS,
+    GAME_NAMES,
+    GAMES,
+    Agent,
+    AgentSpecError,
+    make,
+)
 from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
 from patchwork_env.cli.common import (
+    HELP_WIDTH,
     ArgumentParser,
     build_agent,
     check_device,
@@ -71,6 +87,7 @@ from patchwork_env.cli.common import (
     fail,
     specs_help,
 )
+from patchwork_env.data.draft_rules import DRAFT_PRESETS
 from patchwork_env.evaluation.report import (
     pairings_table,
     plot_elo,
@@ -86,6 +103,8 @@ from patchwork_env.files.folders import FolderError, existing
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
+DEFAULT_DRAFT_AGENTS = ("random", "greedy", "mcts:200")
+"""The default tournament of ``--game draft``."""
 DEFAULT_GAMES = 100
 RESULTS_ROOT = Path("results")
 """Where a tournament without ``--out`` writes its new folder."""
@@ -98,6 +117,41 @@ def default_agents() -> list[str]:
     shipped models exist."""
     return [*DEFAULT_AGENTS, *(["ppo"] if PPO_MODEL.exists() else []),
             *(["az"] if AZ_MODEL.exists() else [])]
+
+
+def draft_help() -> str:
+    """The agent specs and rules presets of ``--game draft``, for the end of ``--help``."""
+    width = max(len(spec.usage) for spec in DRAFT_SPECS)
+    lines = ["with --game draft (Patchwork Draft), agent specs (AGENT):"]
+    for spec in DRAFT_SPECS:
+        lines += textwrap.wrap(spec.help, HELP_WIDTH, initial_indent=f"  {spec.usage:<{width}}  ",
+                               subsequent_indent=" " * (width + 4))
+    lines.append("with --game draft, rules presets (--rules):")
+    for name, rules in DRAFT_PRESETS.items():
+        lines += textwrap.wrap(rules.describe_stars(), HELP_WIDTH,
+                               initial_indent=f"  {name:<{width}}  ",
+                               subsequent_indent=" " * (width + 4))
+    return "\n".join(lines)
+
+
+def check_game_rules(game: str, rules: str) -> str:
+    """``rules`` if it is a preset of ``game``, else a one-line exit naming both."""
+    if game == "patchwork":
+        return check_rules(rules)
+    if rules not in DRAFT_PRESETS:
+        fail(f"unknown rules preset {rules!r} for --game {game} ({GAME_NAMES[game]}): choose "
+             f"from {', '.join(DRAFT_PRESETS)}")
+    return rules
+
+
+def build_game_agent(spec: str, args: argparse.Namespace) -> Agent:
+    """The agent ``spec`` for ``args.game``, or a one-line exit naming what is wrong."""
+    if args.game == "patchwork":
+        return build_agent(spec, args.seed, args.device)
+    try:
+        return make(spec, args.seed, args.device, game=args.game)
+    except AgentSpecError as e:
+        fail(f"{e} (--game {args.game})")
 
 
 def available_cores() -> int:
@@ -139,11 +193,15 @@ def claim_new_results_folder(started: float, root: Path = RESULTS_ROOT) -> Claim
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The parsed and checked command line (bad input exits with status 2)."""
     parser = ArgumentParser(prog="evaluate.py", description=(__doc__ or "").split("\n")[0],
-                            epilog=specs_help(),
+                            epilog=f"{specs_help()}\n{draft_help()}",
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, listed below (default: " + " ".join(DEFAULT_AGENTS)
-                        + ", and ppo and az when their shipped models are installed)")
+                        + ", and ppo and az when their shipped models are installed; with "
+                        "--game draft: " + " ".join(DEFAULT_DRAFT_AGENTS) + ")")
+    parser.add_argument("--game", choices=GAMES, default="patchwork",
+                        help="the game played: patchwork, or draft (Patchwork Draft) "
+                        "(default: patchwork)")
     parser.add_argument("--games", type=int, metavar="N", default=DEFAULT_GAMES,
                         help=f"games per pairing, even, at most {MAX_GAMES:,} "
                         f"(default: {DEFAULT_GAMES})")
@@ -171,15 +229,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         fail(f"--jobs must be at least 1, got {args.jobs}")
     if args.seed < 0:
         fail(f"--seed must be non-negative, got {args.seed}")
-    check_rules(args.rules)
+    check_game_rules(args.game, args.rules)
     check_device(args.device)
-    args.agents = args.agents or default_agents()
+    args.agents = args.agents or (default_agents() if args.game == "patchwork"
+                                  else list(DEFAULT_DRAFT_AGENTS))
     if len(args.agents) < 2:
         fail("a tournament needs at least two agents")
     if len(set(args.agents)) < len(args.agents):
         fail(f"each agent may appear once, got {' '.join(args.agents)}")
     for spec in args.agents:
-        if build_agent(spec, args.seed, args.device).spec == "human":  # a bad spec stops here too
+        if build_game_agent(spec, args).spec == "human":  # a bad spec stops here too
             fail("human cannot play in a tournament: use patchwork-play")
     if args.out is None and args.overwrite:
         fail("--overwrite replaces the results in --out DIR: give --out too")
@@ -207,28 +266,31 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
 
     specs = args.agents
     n_pairings = len(specs) * (len(specs) - 1) // 2
-    print(f"{len(specs)} agents, {n_pairings} pairings x {args.games} games, "
+    game = "" if args.game == "patchwork" else f"{GAME_NAMES[args.game]}: "
+    print(f"{game}{len(specs)} agents, {n_pairings} pairings x {args.games} games, "
           f"rules {args.rules}, seed {args.seed}, up to {args.jobs} process(es)", flush=True)
     start = time.perf_counter()
     try:
         with tqdm(total=n_pairings * args.games, unit="game", file=sys.stderr) as bar:
             pairings, records = round_robin(specs, args.games, args.seed, args.rules,
                                             args.jobs, lambda task, recs: bar.update(len(recs)),
-                                            device=args.device)
+                                            device=args.device, game=args.game)
     except KeyboardInterrupt:
         print("evaluate.py: interrupted: no results written", file=sys.stderr)
         return 130
     runtime = time.perf_counter() - start
     anchor = "random" if "random" in specs else specs[0]
     elo = elo_table(specs, pairings, anchor, seed=args.seed)
-    settings = {"games": args.games, "seed": args.seed, "rules": args.rules, "jobs": args.jobs,
-                "device": args.device, "anchor": anchor, "runtime_s": round(runtime, 1)}
+    settings = {"game": args.game, "games": args.games, "seed": args.seed, "rules": args.rules,
+                "jobs": args.jobs, "device": args.device, "anchor": anchor,
+                "runtime_s": round(runtime, 1)}
     try:
         with together():  # all four files, or none of them
             write_json(out / "results.json", specs, pairings, elo, settings)
             write_csv(out / "results.csv", pairings, records)
+            game = "" if args.game == "patchwork" else f"{GAME_NAMES[args.game]}: "
             plot_elo(out / "elo.png", elo, anchor,
-                     f"Elo, {args.games} games per pairing (rules: {args.rules})")
+                     f"{game}Elo, {args.games} games per pairing (rules: {args.rules})")
             ranked = sorted(specs, key=lambda s: -elo[s]["rating"])
             plot_scores(out / "scores.png", ranked, pairings, records)
     except WriteError as e:

@@ -1,8 +1,9 @@
 """Playing agents against each other: paired games over one batch, every move recorded.
 
 A match between ``a`` and ``b`` plays two games per seed: both start from the circle and
-first player that the seed draws (``Game.new(seed)``), ``a`` holding seat 0 in the first
-and seat 1 in the second, so neither agent profits from a lucky setup or seat.
+first player that the seed draws (``Game.new(seed)``; in Patchwork Draft the deck order and
+first player of ``DraftGame.new(seed)``), ``a`` holding seat 0 in the first and seat 1 in
+the second, so neither agent profits from a lucky setup or seat.
 """
 
 from __future__ import annotations
@@ -13,8 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from patchwork_env import GameBatch
+from patchwork_env.agents import GAMES
 from patchwork_env.agents.base import Agent
+from patchwork_env.data.draft_rules import DraftRules
 from patchwork_env.data.rules import Rules
+from patchwork_env.engine.draft_batch import DraftBatch
+
+BATCHES = {"patchwork": GameBatch, "draft": DraftBatch}
+"""The batch engine of each game (:data:`patchwork_env.agents.GAMES`)."""
+assert tuple(BATCHES) == GAMES
 
 
 @dataclass
@@ -22,7 +30,7 @@ class GameRecord:
     """One finished game of a match, seen from the seats."""
 
     seed: int
-    """The seed that drew the circle and the first player."""
+    """The seed that drew the setup: the circle (the draft's deck) and the first player."""
     seat_a: int
     """The seat (player 0 or 1) agent ``a`` held."""
     scores: tuple[int, int]
@@ -45,12 +53,18 @@ class GameRecord:
         return self.scores[1 - self.seat_a]
 
 
-def play_match(a: Agent, b: Agent, seeds: Sequence[int], rules: str | Rules = "default",
-               on_game_over: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-    """Play ``a`` against ``b`` twice per seed, seats swapped; the records in seed order."""
+def play_match(a: Agent, b: Agent, seeds: Sequence[int],
+               rules: str | Rules | DraftRules = "default",
+               on_game_over: Callable[[GameRecord], None] | None = None,
+               game: str = "patchwork") -> list[GameRecord]:
+    """Play ``a`` against ``b`` twice per seed, seats swapped, at ``game`` (one of
+    :data:`~patchwork_env.agents.GAMES`, with a rules preset of that game); the records in
+    seed order."""
+    if game not in BATCHES:
+        raise ValueError(f"unknown game {game!r}: choose from {', '.join(GAMES)}")
     game_seeds = np.repeat(np.asarray(seeds, dtype=np.int64), 2)
     seat_a = np.tile([0, 1], len(seeds))
-    batch = GameBatch.from_seeds([int(s) for s in game_seeds], rules)
+    batch = BATCHES[game].from_seeds([int(s) for s in game_seeds], rules)
     moves: list[list[int]] = [[] for _ in game_seeds]
     records: list[GameRecord | None] = [None] * len(game_seeds)
     while not batch.done.all():

@@ -1,5 +1,7 @@
 """A round robin of paired matches, split into small tasks that any number of processes run.
 
+Either game is played the same way: Patchwork, or Patchwork Draft (``game="draft"``).
+
 Every pairing plays the same setups: ``games / 2`` seeds drawn from the tournament seed,
 each played twice with the seats swapped (:func:`agents.arena.play_match`). The games are
 cut into tasks of :data:`TASK_SEEDS` seeds (:data:`BATCHED_TASK_SEEDS` where an agent
@@ -53,6 +55,8 @@ class Task:
     rules: str
     device: str = "cpu"
     """Where the agents that run a network run it (unless their spec says)."""
+    game: str = "patchwork"
+    """The game played (:data:`patchwork_env.agents.GAMES`)."""
 
 
 @dataclass
@@ -78,9 +82,9 @@ def setup_seeds(seed: int, games: int) -> list[int]:
 
 
 def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str,
-               device: str = "cpu") -> list[Task]:
-    """Every task of a round robin among ``specs``, ``games`` games per pairing, its
-    network agents on ``device``."""
+               device: str = "cpu", game: str = "patchwork") -> list[Task]:
+    """Every task of a round robin among ``specs`` at ``game``, ``games`` games per
+    pairing, its network agents on ``device``."""
     seeds = setup_seeds(seed, games)
     pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     tasks = []
@@ -90,15 +94,15 @@ def make_tasks(specs: Sequence[str], games: int, seed: int, rules: str,
             entropy = np.random.SeedSequence([seed, p, start]).generate_state(2)
             chunk = tuple(seeds[start : start + size])
             tasks.append(Task(len(tasks), p, specs[i], specs[j], chunk,
-                              (int(entropy[0]), int(entropy[1])), rules, device))
+                              (int(entropy[0]), int(entropy[1])), rules, device, game))
     return tasks
 
 
 def run_task(task: Task) -> tuple[Task, list[GameRecord]]:
     """Play one task's games."""
-    a = make(task.a, task.agent_seeds[0], device=task.device)
-    b = make(task.b, task.agent_seeds[1], device=task.device)
-    return task, play_match(a, b, task.seeds, task.rules)
+    a = make(task.a, task.agent_seeds[0], device=task.device, game=task.game)
+    b = make(task.b, task.agent_seeds[1], device=task.device, game=task.game)
+    return task, play_match(a, b, task.seeds, task.rules, game=task.game)
 
 
 def _init_worker() -> None:
@@ -148,10 +152,11 @@ def elo_table(specs: Sequence[str], pairings: Sequence[Pairing], anchor: str,
 
 def round_robin(specs: Sequence[str], games: int, seed: int, rules: str, jobs: int = 1,
                 on_task_done: Callable[[Task, list[GameRecord]], None] | None = None,
-                device: str = "cpu") -> tuple[list[Pairing], dict[int, list[GameRecord]]]:
-    """Play the tournament (the agents that run a network on ``device``); the pairings in
-    order and every pairing's records by seed."""
-    tasks = make_tasks(specs, games, seed, rules, device)
+                device: str = "cpu", game: str = "patchwork"
+                ) -> tuple[list[Pairing], dict[int, list[GameRecord]]]:
+    """Play the tournament at ``game`` (the agents that run a network on ``device``); the
+    pairings in order and every pairing's records by seed."""
+    tasks = make_tasks(specs, games, seed, rules, device, game)
     results: list[list[GameRecord]] = [[] for _ in tasks]
     for task, records in run_tasks(tasks, jobs):
         results[task.index] = records
