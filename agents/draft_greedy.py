@@ -3,9 +3,11 @@ the draft's tree search (:mod:`.mcts.draft_search`).
 
 In the draft a button left is a point (rule 13.8), but a player must buy whenever it can
 (rule 13.2), so buttons are spent in the end anyway: what counts is what they buy. Rows and
-columns (2 each: a point and a bonus button, rule 13.4) and stars (rule 13.5) are the
-points a buy earns. A buy is worth what it earns at once, less its cost (a button counted
-at :attr:`DraftWeights.button` points), plus what it does to the quilt:
+columns (a point and a bonus button each, rule 13.4) and stars (rule 13.5) are the points
+a buy earns. A buy is worth the points it earns at once, plus the change in worth of the
+buttons held (its cost paid, bonus buttons earned: the first button held is worth most, as
+it still buys the cheapest starred patches, each further one less than a point), plus what
+it does to the quilt:
 
 * each row and column not yet complete is worth ``line * 2 * (covered / 9) ** power``
   points: a nearly complete line much more than a barely started one, so patches go where
@@ -44,9 +46,12 @@ LINE_CELLS = 9
 class DraftWeights(NamedTuple):
     """The draft heuristic's constants, in points."""
 
-    button: float = 0.25
-    """What a button spent is worth: less than the point it would score if kept, since a
-    player must buy whenever it can (rule 13.2), so buttons are spent in the end anyway."""
+    first_button: float = 0.6
+    """What holding one button is worth: with one, a player can still buy the cheapest
+    starred patches."""
+    button: float = 0.27
+    """What each further button held is worth: less than the point it would score if kept,
+    since a player must buy whenever it can (rule 13.2), often patches that earn nothing."""
     line: float = 0.5
     """Share of its 2 points that a line is worth once all but its last cells are covered."""
     power: float = 2.0
@@ -80,13 +85,24 @@ def quilt_potential(q_lo, q_hi, star_lo, star_hi, w):
 
 
 @njit(cache=True)
-def placement_gain(q_lo, q_hi, patch, m_lo, m_hi, star_bits, star_lo, star_hi, w):
-    """What covering the cells ``m`` of quilt ``q`` with ``patch`` (already paid for) is
-    worth: the points and bonus buttons it earns at once plus the change of
-    :func:`quilt_potential`."""
+def buttons_value(buttons, w):
+    """What holding ``buttons`` is worth (:attr:`DraftWeights.first_button`,
+    :attr:`DraftWeights.button`)."""
+    if buttons <= 0:
+        return 0.0
+    return w.first_button + w.button * (buttons - 1)
+
+
+@njit(cache=True)
+def placement_gain(q_lo, q_hi, patch, m_lo, m_hi, buttons, star_bits, star_lo, star_hi, w):
+    """What buying ``patch`` out of ``buttons`` and covering the cells ``m`` of quilt ``q``
+    with it is worth: the points it earns at once, the change in worth of the buttons held
+    (its cost paid, the bonus buttons earned) and the change of :func:`quilt_potential`."""
     n_lo = q_lo | m_lo
     n_hi = q_hi | m_hi
-    gain = 2.0 * completed_lines(n_lo, n_hi, m_lo, m_hi)  # rule 13.4: a point and a button
+    lines = completed_lines(n_lo, n_hi, m_lo, m_hi)  # rule 13.4: a point and a button each
+    gain = lines + buttons_value(buttons - PATCH_COST[patch] + lines, w) - buttons_value(
+        buttons, w)
     starred = (star_bits >> np.uint64(patch)) & ONE
     if starred != 0 and ((m_lo & star_lo) | (m_hi & star_hi)) != 0:  # rule 13.5
         gain += 1.0
@@ -99,7 +115,7 @@ def placement_gain(q_lo, q_hi, patch, m_lo, m_hi, star_bits, star_lo, star_hi, w
 @njit(cache=True)
 def best_buy(s, p, slot, star_bits, star_lo, star_hi, w):
     """``(action, value)``: player ``p``'s best buy of the face-up patch of ``slot`` and
-    what it is worth (its gain less its cost); ``(-1, -inf)`` when ``p`` cannot buy it
+    what it is worth (:func:`placement_gain`); ``(-1, -inf)`` when ``p`` cannot buy it
     (rule 13.2: affordable, with a legal placement)."""
     patch = s.row[slot]
     if patch < 0 or PATCH_COST[patch] > s.buttons[p]:
@@ -113,13 +129,14 @@ def best_buy(s, p, slot, star_bits, star_lo, star_hi, w):
         m_hi = LIST_MASK[j, 1]
         if (q_lo & m_lo) != 0 or (q_hi & m_hi) != 0:
             continue
-        v = placement_gain(q_lo, q_hi, patch, m_lo, m_hi, star_bits, star_lo, star_hi, w)
+        v = placement_gain(q_lo, q_hi, patch, m_lo, m_hi, s.buttons[p], star_bits, star_lo,
+                           star_hi, w)
         if v > best_v:
             best_v = v
             best = j
     if best < 0:
         return -1, -np.inf
-    return slot * SLOT_STRIDE + np.int64(LIST_CODE[best]), best_v - w.button * PATCH_COST[patch]
+    return slot * SLOT_STRIDE + np.int64(LIST_CODE[best]), best_v
 
 
 @njit(cache=True)

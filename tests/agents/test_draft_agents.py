@@ -83,8 +83,9 @@ def test_greedy_completes_a_row_rather_than_not() -> None:
 
 
 def test_greedy_places_a_starred_patch_on_a_star_square() -> None:
-    # patch 2 (XXXX, slot 2) is starred; b2, h2, e5, b8 and h8 are the star squares
-    game = draft_position(row=(25, 26, 2), buttons=(3, 5))
+    # patch 2 (XXXX, slot 0) is starred and the only one affordable (the others cost 10);
+    # b2, h2, e5, b8 and h8 are the star squares
+    game = draft_position(row=(2, 6, 19), buttons=(3, 5))
     game.step(DraftGreedyAgent().act_game(game))
     assert game.points == (1, 0)
 
