@@ -1,7 +1,9 @@
 """The games a web server holds: one person against one agent each, kept server-side.
 
-A :class:`Session` is a :class:`~patchwork_env.views.game.Game`, the agent that plays the
-other seat, the moves played so far and the positions to go back to on an undo. Every
+A :class:`Session` is a game (a :class:`~patchwork_env.views.game.Game` or a
+:class:`~patchwork_env.views.draft_game.DraftGame`), its :class:`Kind` (how
+its moves are named, described and refused), the agent that plays the other seat, the
+moves played so far and the positions to go back to on an undo. Every
 change goes through the game's own checks (an illegal move changes nothing); the session
 only adds whose turn it is and one lock, so that the agent's move and a person's request
 never touch a game at the same time (the agent thinks on a copy of the position).
@@ -19,16 +21,34 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from patchwork_env.agents.base import Agent
-from patchwork_env.agents.human import describe_move, explain_illegal
-from patchwork_env.data.actions import ADVANCE, LEATHER_BASE, SLOT_STRIDE, format_action
-from patchwork_env.data.patches import LEATHER_ID
-from patchwork_env.views.game import Game
 
-AgentFactory = Callable[[str, int], Agent]
-"""``factory(spec, seed) -> agent``: how a session builds its opponent."""
+AgentFactory = Callable[[str, int, str], Agent]
+"""``factory(spec, seed, game) -> agent``: how a session builds its opponent (``game``:
+``"patchwork"`` or ``"draft"``)."""
+
+
+class Kind(Protocol):
+    """What a session needs of its game's kind (:mod:`patchwork_env.web.kinds`)."""
+
+    name: str
+
+    def new(self, seed: int, rules: str) -> Any:
+        """A new game."""
+
+    def notation(self, action: int) -> str:
+        """The move's notation."""
+
+    def describe(self, game: Any, action: int) -> str:
+        """The notation and the patch a buy or discard takes."""
+
+    def why_illegal(self, game: Any, action: int) -> str:
+        """Why ``action`` is not legal in ``game``, in one line."""
+
+    def patch_of(self, game: Any, action: int) -> int | None:
+        """The patch ``action`` takes (a buy, a discard, a leather patch), if any."""
 
 
 class WebError(ValueError):
@@ -92,7 +112,9 @@ class Session:
     """
 
     id: str
-    game: Game
+    game: Any
+    """A :class:`Game` or :class:`DraftGame`, as ``kind`` makes them."""
+    kind: Kind
     agent: Agent
     seat: int
     seed: int
@@ -100,7 +122,7 @@ class Session:
     opponent: str
     """The agent's spec, as the request named it."""
     moves: list[MoveRecord] = field(default_factory=list)
-    undo_points: list[tuple[Game, int]] = field(default_factory=list)
+    undo_points: list[tuple[Any, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     thinking: bool = False
     touched: float = field(default_factory=time.monotonic)
@@ -111,12 +133,11 @@ class Session:
         return not self.game.is_over and self.game.to_move != self.seat
 
     def _record(self, action: int, by_agent: bool) -> MoveRecord:
-        game = self.game
-        cells = game.action_cells(action) if action != ADVANCE else []
-        patch = (game.circle[action // SLOT_STRIDE] if action < ADVANCE else
-                 LEATHER_ID if action >= LEATHER_BASE else None)
-        return MoveRecord(int(game.to_move), int(action), format_action(action),
-                          describe_move(game, action), cells, patch, by_agent)
+        game, kind = self.game, self.kind
+        patch = kind.patch_of(game, action)
+        cells = game.action_cells(action) if patch is not None else []
+        return MoveRecord(int(game.to_move), int(action), kind.notation(action),
+                          kind.describe(game, action), cells, patch, by_agent)
 
     def play_human(self, action: int) -> MoveRecord:
         """Play the person's ``action``; :class:`Conflict` when it is not their turn,
@@ -127,8 +148,7 @@ class Session:
             if self.game.to_move != self.seat:
                 raise Conflict("it is the agent's turn")
             if action not in set(self.game.legal_actions().tolist()):
-                why = explain_illegal(self.game, action, width=10_000).splitlines()
-                raise IllegalMove("; ".join(" ".join(line.split()) for line in why))
+                raise IllegalMove(self.kind.why_illegal(self.game, action))
             record = self._record(action, by_agent=False)
             self.undo_points.append((self.game.copy(), len(self.moves)))
             self.game.step(action)
@@ -185,12 +205,14 @@ class Store:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self, seed: int, seat: int, spec: str, rules: str) -> Session:
-        """A new session (its agent built by the factory, which may take a while: call
-        this off the event loop), making room by dropping the longest idle game."""
-        agent = self.factory(spec, seed)
-        game = Game.new(seed, rules=rules)
-        session = Session(secrets.token_urlsafe(12), game, agent, seat, seed, rules, spec)
+    def create(self, kind: Kind, seed: int, seat: int, spec: str, rules: str) -> Session:
+        """A new session of ``kind``'s game (its agent built by the factory, which may
+        take a while: call this off the event loop), making room by dropping the longest
+        idle game."""
+        agent = self.factory(spec, seed, kind.name)
+        game = kind.new(seed, rules)
+        session = Session(secrets.token_urlsafe(12), game, kind, agent, seat, seed, rules,
+                          spec)
         with self._guard:
             while len(self._sessions) >= self.max_games:
                 idle = [s for s in self._sessions.values() if not s.thinking]

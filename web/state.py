@@ -75,7 +75,26 @@ def final_breakdown(session: Session) -> list[dict[str, int]]:
 
 
 def position(session: Session) -> dict[str, Any]:
-    """The whole state of ``session`` as the page shows it."""
+    """The whole state of ``session`` as the page shows it: what both games share, then
+    what its kind adds (:func:`patchwork_details`, or the draft's)."""
+    game, spec = session.game, session.opponent
+    legal = game.legal_actions().tolist()
+    over = game.is_over
+    return {
+        "id": session.id, "game": session.kind.name, "seed": session.seed,
+        "seat": session.seat, "opponent": spec, "rules": session.rules,
+        "to_move": game.to_move, "over": over, "winner": game.winner,
+        "agent_to_move": session.agent_to_move, "thinking": session.thinking,
+        "legal": legal if not session.agent_to_move else [],
+        "moves": [m.to_json() for m in session.moves],
+        "can_undo": bool(session.undo_points),
+        **session.kind.details(session),
+    }
+
+
+def patchwork_details(session: Session) -> dict[str, Any]:
+    """What a Patchwork position adds: the players' figures and quilts, the time track,
+    the circle, the bonus tile, pending leather patches and the final breakdown."""
     game, spec = session.game, session.opponent
     scores = game.scores()
     ids = quilt_ids(game)
@@ -84,13 +103,7 @@ def position(session: Session) -> dict[str, Any]:
                 "buttons": game.buttons[p], "income": game.income[p],
                 "position": game.position[p], "score": scores[p],
                 "quilt": ids[p].tolist()} for p in (0, 1)]
-    legal = game.legal_actions().tolist()
-    over = game.is_over
     return {
-        "id": session.id, "seed": session.seed, "seat": session.seat,
-        "opponent": spec, "rules": session.rules,
-        "to_move": game.to_move, "over": over, "winner": game.winner,
-        "agent_to_move": session.agent_to_move, "thinking": session.thinking,
         "status": status_text(game, scores),
         "pending_leather": game.pending_leather,
         "players": players,
@@ -101,11 +114,9 @@ def position(session: Session) -> dict[str, Any]:
                   "income": list(game.rules.income_positions),
                   "leather": leather_on_track(game)},
         "circle": game.circle,
-        "legal": legal if not session.agent_to_move else [],
-        "advance_gain": _advance_gain(session) if ADVANCE in legal else None,
-        "moves": [m.to_json() for m in session.moves],
-        "can_undo": bool(session.undo_points),
-        "final": final_breakdown(session) if over else None,
+        "advance_gain": (_advance_gain(session) if ADVANCE in game.legal_actions().tolist()
+                         else None),
+        "final": final_breakdown(session) if game.is_over else None,
     }
 
 

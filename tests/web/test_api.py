@@ -224,7 +224,7 @@ def test_a_thinking_agent_holds_up_no_other_request() -> None:
     go = threading.Event()
     agents: list[WaitingAgent] = []
 
-    def factory(spec: str, seed: int) -> WaitingAgent:
+    def factory(spec: str, seed: int, game: str = "patchwork") -> WaitingAgent:
         agents.append(WaitingAgent(go))
         return agents[-1]
 
@@ -282,7 +282,7 @@ def test_a_new_game_waits_when_every_held_game_is_thinking() -> None:
     go = threading.Event()
     agents: list[WaitingAgent] = []
 
-    def factory(spec: str, seed: int) -> WaitingAgent:
+    def factory(spec: str, seed: int, game: str = "patchwork") -> WaitingAgent:
         agents.append(WaitingAgent(go))
         return agents[-1]
 

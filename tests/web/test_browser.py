@@ -222,3 +222,48 @@ def test_the_page_fits_the_window_width(browser: Any, site: str, size: tuple[int
         assert quilt["width"] >= 150 and quilt["x"] >= 0
     finally:
         browser.set_window_size(1280, 720)
+
+
+def test_a_whole_draft_game_against_random_is_played_by_clicks(browser: Any, site: str) -> None:
+    browser.get(site)
+    settled(browser)
+    browser.find_element(By.CSS_SELECTOR, "#game option[value='draft']").click()
+    presets = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#rules option")]
+    assert presets == ["default", "no-stars"]
+    browser.find_element(By.ID, "seed").clear()
+    browser.find_element(By.ID, "seed").send_keys("4")
+    browser.find_element(By.ID, "new").click()
+    WebDriverWait(browser, WAIT_S).until(lambda b: b.execute_script(
+        "return ui.state && ui.state.game === 'draft' && ui.state.seed === 4"))
+    turn, ply = settled(browser)
+    gid, rng = game_id(browser), np.random.default_rng(1)
+    patches = api(site, "/api/catalogue")["patches"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#my-quilt .star")) == 5
+    assert not browser.find_element(By.ID, "advance").is_displayed()
+    played, discarded = [], 0
+    while turn != "over":
+        state = api(site, f"/api/games/{gid}")
+        assert browser.find_element(By.CSS_SELECTOR, "#rest .deck").text == (
+            f"deck: {state['deck_size']} face down")
+        action = int(rng.choice(state["legal"]))
+        if action >= ADVANCE:  # a discard: offered only when nothing can be bought
+            assert all(a >= ADVANCE for a in state["legal"])
+            browser.find_element(
+                By.CSS_SELECTOR, f".card[data-slot='{action - ADVANCE}'] .discard").click()
+            discarded += 1
+        else:
+            assert not browser.find_elements(By.CSS_SELECTOR, ".card .discard")
+            shapes = [[o["cells"] for o in patches[p]["orientations"]] if p is not None else []
+                      for p in state["face_up"]]
+            play_by_clicks(browser, action, shapes)
+        played.append(action)
+        turn, ply = settled(browser, ply)
+    state = api(site, f"/api/games/{gid}")
+    assert discarded, "the game had no discard to click"
+    assert state["over"] and [m["action"] for m in state["moves"] if not m["by_agent"]] == played
+    totals = browser.find_elements(By.CSS_SELECTOR, "#final td.total")
+    assert [int(t.text) for t in totals] == [p["score"] for p in state["players"]]
+    stars = browser.find_elements(By.CSS_SELECTOR, "#final td.star_points")
+    assert [int(t.text) for t in stars] == [part["star_points"] for part in state["final"]]
+    listed = browser.find_elements(By.CSS_SELECTOR, "#moves li")
+    assert [li.text.split(": ", 1)[1] for li in listed] == [m["text"] for m in state["moves"]]

@@ -1,14 +1,18 @@
 // The page of patchwork-play --web: draws each state the server sends, and sends the
 // person's moves. The rules are the server's: the page reads the legal actions from the
 // state, and a placement it does not find there goes to the server, which says why not.
+// It plays Patchwork and Patchwork Draft: both buy a patch of a row of three slots with the
+// same actions, and the state's "game" says which of the rest to draw (the time track and
+// circle of Patchwork, or the stars, full lines, face-up row and deck of the draft).
 "use strict";
 
 const SLOT_STRIDE = 648, N_CELLS = 81, ADVANCE = 1944, LEATHER_BASE = 1945, BOARD = 9;
+const DISCARD_BASE = 1944;  // the draft's discards take the place of advance
 const EMPTY = -1, UNKNOWN = -2, CELL = 10;
 const SVG_NS = "http://www.w3.org/2000/svg";
 const COLORS = { empty: "#fffdf7", unknown: "#a8a296", line: "#d8cfbd", seam: "#4a3b2c",
   button: "#f3e4b8", buttonEdge: "#6b5640", space: "#ece2cc", spaceEdge: "#c4b28f",
-  legal: "#2e7d32", illegal: "#c0392b", latest: "#ffb300" };
+  legal: "#2e7d32", illegal: "#c0392b", latest: "#ffb300", star: "#c98a00", fullLine: "#2e7d32" };
 const $ = (id) => document.getElementById(id);
 
 const ui = {
@@ -108,7 +112,18 @@ function humanToMove() {
   return Boolean(s && !s.over && !s.agent_to_move);
 }
 
-function patchAt(slot) { return ui.catalogue.patches[ui.state.circle[slot]]; }
+function isDraft() { return ui.state.game === "draft"; }
+
+// The patch in each of the three slots a buy names (null: none).
+function offer() { return isDraft() ? ui.state.face_up : ui.state.circle.slice(0, 3); }
+
+function patchAt(slot) { return ui.catalogue.patches[offer()[slot]]; }
+
+function starred(patchId) { return isDraft() && ui.state.stars.patches.includes(patchId); }
+
+function cellName(cell) { return `${"abcdefghi"[cell % BOARD]}${Math.floor(cell / BOARD) + 1}`; }
+
+function canDiscard(slot) { return isDraft() && ui.legal.has(DISCARD_BASE + slot); }
 
 function slotBuyable(slot) {
   for (const a of ui.legal) if (a < ADVANCE && Math.floor(a / SLOT_STRIDE) === slot) return true;
@@ -238,10 +253,16 @@ function drawPanel(panel, player) {
   if (s.to_move === player) el("span", { class: "turn" }, name, "· to move");
   const figures = el("div", { class: "figures" }, panel);
   el("span", { title: "buttons to spend" }, figures, `buttons ${p.buttons}`);
-  el("span", { title: "buttons paid at each income space" }, figures, `income ${p.income}`);
-  el("span", { title: "buttons − 2 × empty cells (+ bonus)" }, figures, `score ${p.score}`);
-  el("span", { title: "time track" }, figures, `time ${p.position}/${s.track.end}`);
-  if (s.bonus_owner === player) el("span", { class: "bonus", title: `the ${s.bonus_size}×${s.bonus_size} bonus tile, worth ${s.bonus_points}` }, figures, `${s.bonus_size}×${s.bonus_size} bonus`);
+  if (isDraft()) {
+    el("span", { title: "a point for each full row and column, and for each starred patch on a star square" }, figures, `points ${p.points}`);
+    el("span", { title: "points + buttons" }, figures, `score ${p.score}`);
+    if (s.first_player === player) el("span", { class: "first", title: "a tie goes to the other player" }, figures, "moved first");
+  } else {
+    el("span", { title: "buttons paid at each income space" }, figures, `income ${p.income}`);
+    el("span", { title: "buttons − 2 × empty cells (+ bonus)" }, figures, `score ${p.score}`);
+    el("span", { title: "time track" }, figures, `time ${p.position}/${s.track.end}`);
+    if (s.bonus_owner === player) el("span", { class: "bonus", title: `the ${s.bonus_size}×${s.bonus_size} bonus tile, worth ${s.bonus_points}` }, figures, `${s.bonus_size}×${s.bonus_size} bonus`);
+  }
   const quilt = svg("svg", { class: "quilt", viewBox: `-8 -8 ${BOARD * CELL + 9} ${BOARD * CELL + 9}`,
     role: "img", "aria-label": `quilt of player ${player}` }, panel);
   quilt.dataset.player = player;
@@ -250,6 +271,7 @@ function drawPanel(panel, player) {
     svg("text", { x: -4, y: (i + 0.5) * CELL + 2, "font-size": 5, "text-anchor": "middle" }, quilt).textContent = i + 1;
   }
   drawCells(svg("g", {}, quilt), p.quilt, BOARD, BOARD, CELL);
+  if (isDraft()) drawDraftMarks(quilt, p);
   const latest = latestAgentMoves();
   s.moves.forEach((m, i) => {
     if (!latest.has(i) || m.player !== player) return;
@@ -266,6 +288,22 @@ function drawPanel(panel, player) {
     quilt.addEventListener("pointerleave", () => { ui.pointer = null; drawOverlay(); });
     quilt.addEventListener("click", (e) => { ui.pointer = cellAt(quilt, e); place(); });
   }
+}
+
+// The draft's star squares and a player's full rows and columns, over the quilt.
+function drawDraftMarks(quilt, p) {
+  for (const cell of ui.state.stars.squares) {
+    const star = svg("text", { class: "star", x: (cell % BOARD + 0.5) * CELL, y: (Math.floor(cell / BOARD) + 0.5) * CELL + 2.6,
+      "font-size": 7.5, "text-anchor": "middle", fill: COLORS.star, opacity: p.quilt[cell] === EMPTY ? 0.9 : 0.55 }, quilt);
+    star.textContent = "★";
+    svg("title", {}, star).textContent = `star square ${cellName(cell)}`;
+  }
+  const band = (x, y, width, height, label) => {
+    const mark = svg("rect", { class: "mark full-line", x, y, width, height, fill: "none", stroke: COLORS.fullLine, "stroke-width": 1.2 }, quilt);
+    svg("title", {}, mark).textContent = label;
+  };
+  for (const r of p.full_rows) band(0.3, r * CELL + 0.3, BOARD * CELL - 0.6, CELL - 0.6, `row ${r + 1} full: 1 point`);
+  for (const c of p.full_cols) band(c * CELL + 0.3, 0.3, CELL - 0.6, BOARD * CELL - 0.6, `column ${"abcdefghi"[c]} full: 1 point`);
 }
 
 function cellAt(quilt, event) {
@@ -304,8 +342,11 @@ function place() {
 }
 
 function drawTrack() {
-  const s = ui.state, track = $("track"), w = 18, end = s.track.end;
+  const s = ui.state, track = $("track"), w = 18;
   track.replaceChildren();
+  track.style.display = isDraft() ? "none" : "";
+  if (isDraft()) return;
+  const end = s.track.end;
   track.setAttribute("viewBox", `0 0 ${(end + 1) * w + 4} 46`);
   for (let i = 0; i <= end; i++) {
     const x = i * w + 2;
@@ -342,26 +383,47 @@ function drawPatch(parent, patchId, orientation, box) {
 }
 
 function figures(parent, patch, short) {
+  if (isDraft()) {
+    const star = starred(patch.id) ? " ★" : "";
+    el("div", { class: "figures", title: `cost ${patch.cost} buttons${star ? "; starred: a point when it covers a star square" : ""}` },
+      parent, short ? `${patch.cost}${star}` : `cost ${patch.cost}${star}`);
+    return;
+  }
   const text = short ? `${patch.cost}/${patch.time}/${patch.income}`
     : `cost ${patch.cost} · time ${patch.time} · income ${patch.income}`;
   el("div", { class: "figures", title: `cost ${patch.cost} buttons, ${patch.time} time, income ${patch.income}` }, parent, text);
 }
 
+// The three patches a buy takes from: the circle's next three, or the draft's face-up row;
+// then the rest of the circle in order, or the patches still in the deck (never its order).
 function drawCircle() {
-  const s = ui.state, offer = $("offer"), rest = $("rest");
-  offer.replaceChildren(); rest.replaceChildren();
-  el("div", { class: "neutral", title: "the neutral token: the three patches after it are on offer" }, offer, "◆ neutral token");
-  s.circle.slice(0, 3).forEach((patchId, slot) => {
+  const s = ui.state, row = $("offer"), rest = $("rest");
+  row.replaceChildren(); rest.replaceChildren();
+  if (isDraft()) el("div", { class: "neutral", title: "the face-up row: buy one of these" }, row, "face up");
+  else el("div", { class: "neutral", title: "the neutral token: the three patches after it are on offer" }, row, "◆ neutral token");
+  offer().forEach((patchId, slot) => {
+    if (patchId === null) { el("div", { class: "card empty", "data-slot": slot }, row, "empty"); return; }
     const patch = ui.catalogue.patches[patchId];
     const card = el("div", { class: "card", "data-slot": slot, role: "button", tabindex: 0,
-      title: `slot ${slot}: patch ${patchId} (key ${slot + 1})` }, offer);
+      title: `slot ${slot}: patch ${patchId} (key ${slot + 1})` }, row);
     card.classList.toggle("selected", ui.slot === slot);
-    card.classList.toggle("unbuyable", !(humanToMove() && slotBuyable(slot)));
+    card.classList.toggle("unbuyable", !(humanToMove() && (slotBuyable(slot) || canDiscard(slot))));
+    card.classList.toggle("starred", starred(patchId));
     drawPatch(card, patchId, ui.slot === slot ? ui.orientation : 0, 5);
     figures(card, patch, false);
     card.addEventListener("click", () => select(slot));
+    if (humanToMove() && canDiscard(slot)) {
+      const discard = el("button", { type: "button", class: "discard", "data-slot": slot,
+        title: "no face-up patch can be bought: discard this one from the game" }, card, "Discard");
+      discard.addEventListener("click", (e) => { e.stopPropagation(); sendMove({ action: DISCARD_BASE + slot }); });
+    }
   });
-  for (const patchId of s.circle.slice(3)) {
+  const others = isDraft() ? s.deck_patches : s.circle.slice(3);
+  if (isDraft()) {
+    rest.title = "the patches still in the deck, by number: their order is hidden";
+    el("div", { class: "neutral deck" }, rest, `deck: ${s.deck_size} face down`);
+  } else rest.title = "the rest of the circle, clockwise after the three on offer";
+  for (const patchId of others) {
     const mini = el("div", { class: "mini", title: `patch ${patchId}` }, rest);
     drawPatch(mini, patchId, 0, 5);
     figures(mini, ui.catalogue.patches[patchId], true);
@@ -389,20 +451,34 @@ function drawFinal() {
   const table = el("table", {}, box);
   const head = el("tr", {}, table);
   for (const text of ["", ...names]) el("th", {}, head, text);
-  for (const [label, key] of [["buttons", "buttons"], ["empty cells", "empty_cells"],
-    ["−2 × empty", "empty_penalty"], [`${s.bonus_size}×${s.bonus_size} bonus`, "bonus"], ["score", "total"]]) {
+  const parts = isDraft()
+    ? [["rows and columns", "line_points"], ["star points", "star_points"], ["buttons", "buttons"], ["score", "total"]]
+    : [["buttons", "buttons"], ["empty cells", "empty_cells"], ["−2 × empty", "empty_penalty"],
+      [`${s.bonus_size}×${s.bonus_size} bonus`, "bonus"], ["score", "total"]];
+  for (const [label, key] of parts) {
     const row = el("tr", {}, table);
     el("td", {}, row, label);
     for (const part of s.final) el("td", { class: key }, row, String(part[key]));
+  }
+  if (isDraft()) {
+    const second = 1 - s.first_player;
+    el("p", { class: "help tie" }, box, `A tie goes to the player who moved second: ${second === s.seat ? "you" : s.opponent}.`);
   }
 }
 
 function statusText() {
   const s = ui.state;
-  if (s.over) return s.status.replace(`player ${s.seat}`, "you").replace(`player ${1 - s.seat}`, s.opponent);
+  if (s.over) {
+    return s.status.replace(`player ${s.seat} wins`, "you win").replace(`player ${s.seat}`, "you")
+      .replace(`player ${1 - s.seat}`, s.opponent);
+  }
   if (s.agent_to_move) return `${s.opponent} is thinking…`;
   if (s.pending_leather) return "Your turn: sew the leather patch onto an empty cell of your quilt";
-  if (ui.slot !== null) return `Your turn: place patch ${s.circle[ui.slot]} on your quilt (R rotate, F mirror, Esc cancel)`;
+  if (ui.slot !== null) return `Your turn: place patch ${offer()[ui.slot]} on your quilt (R rotate, F mirror, Esc cancel)`;
+  if (isDraft()) {
+    return [0, 1, 2].some(canDiscard) ? "Your turn: no face-up patch can be bought — discard one"
+      : "Your turn: pick a face-up patch to buy";
+  }
   return "Your turn: pick a patch to buy, or advance";
 }
 
@@ -417,13 +493,22 @@ function render(state) {
   drawTrack();
   drawMoves();
   drawFinal();
-  const bonus = state.bonus_owner === null ? "not yet won"
-    : `won by ${state.players[state.bonus_owner].human ? "you" : state.opponent}`;
+  const title = ui.config.games[state.game].title;
+  $("title").textContent = title; document.title = title;
   $("game-info").textContent = `seed ${state.seed}, ${state.rules} rules`;
-  $("bonus-info").textContent = `${state.bonus_size}×${state.bonus_size} bonus (${state.bonus_points} points): ${bonus}`;
   const advance = $("advance");
-  advance.disabled = !(humanToMove() && ui.legal.has(ADVANCE));
-  advance.firstChild.textContent = state.advance_gain !== null ? `Advance +${state.advance_gain} ` : "Advance ";
+  advance.hidden = isDraft();
+  if (isDraft()) {
+    const squares = state.stars.squares.map(cellName).join(" ") || "none";
+    $("bonus-info").textContent = `★ squares: ${squares} (a starred patch covering one scores a point)`;
+    advance.disabled = true;
+  } else {
+    const bonus = state.bonus_owner === null ? "not yet won"
+      : `won by ${state.players[state.bonus_owner].human ? "you" : state.opponent}`;
+    $("bonus-info").textContent = `${state.bonus_size}×${state.bonus_size} bonus (${state.bonus_points} points): ${bonus}`;
+    advance.disabled = !(humanToMove() && ui.legal.has(ADVANCE));
+    advance.firstChild.textContent = state.advance_gain !== null ? `Advance +${state.advance_gain} ` : "Advance ";
+  }
   $("undo").disabled = !state.can_undo || state.agent_to_move;
   renderChoice();
 }
@@ -482,7 +567,7 @@ function onKey(event) {
   if (event.target.closest("input, select, textarea") || event.altKey || event.metaKey) return;
   const key = event.key.toLowerCase();
   const actions = { r: () => turn(1), e: () => turn(-1), f: mirror, escape: cancel,
-    a: () => { if (ui.legal.has(ADVANCE) && humanToMove()) sendMove({ action: ADVANCE }); },
+    a: () => { if (!isDraft() && ui.legal.has(ADVANCE) && humanToMove()) sendMove({ action: ADVANCE }); },
     u: undo, 1: () => select(0), 2: () => select(1), 3: () => select(2) };
   if (event.ctrlKey) { if (key === "z") { event.preventDefault(); undo(); } return; }
   if (actions[key]) { event.preventDefault(); actions[key](); }
@@ -492,8 +577,19 @@ function onKey(event) {
 
 function formSettings() {
   const seed = $("seed").value.trim();
-  return { seed: seed === "" ? null : Number(seed), seat: Number($("seat").value),
+  return { game: $("game").value, seed: seed === "" ? null : Number(seed), seat: Number($("seat").value),
     opponent: $("opponent").value.trim() || ui.config.opponent, rules: $("rules").value };
+}
+
+// The rules presets and agents the form offers follow its game.
+function fillGameChoices() {
+  const game = ui.config.games[$("game").value], rules = $("rules").value;
+  $("agents").replaceChildren(); $("rules").replaceChildren();
+  for (const spec of game.agents) el("option", { value: spec }, $("agents"));
+  for (const name of game.presets) el("option", { value: name }, $("rules"), name);
+  $("rules").value = game.presets.includes(rules) ? rules : game.presets[0];
+  const name = $("opponent").value.trim().split(":")[0];
+  if (!game.agents.some((spec) => spec.split(":")[0] === name)) $("opponent").value = game.agents.includes("greedy") ? "greedy" : game.agents[0];
 }
 
 async function start() {
@@ -501,10 +597,13 @@ async function start() {
     [ui.config, ui.catalogue] = await Promise.all([api("GET", "/api/config"), api("GET", "/api/catalogue")]);
   } catch (e) { setMessage(`cannot reach the server: ${e.message}`, true); return; }
   const c = ui.config;
-  for (const spec of c.agents) el("option", { value: spec }, $("agents"));
-  for (const name of c.presets) el("option", { value: name }, $("rules"), name);
+  for (const [name, game] of Object.entries(c.games)) el("option", { value: name }, $("game"), game.title);
+  $("game").value = c.game;
   $("seed").value = c.seed ?? ""; $("seat").value = String(c.seat);
-  $("opponent").value = c.opponent; $("rules").value = c.rules;
+  $("opponent").value = c.opponent;
+  fillGameChoices();
+  $("rules").value = c.rules;
+  $("game").addEventListener("change", fillGameChoices);
   $("new-game").addEventListener("submit", (e) => { e.preventDefault(); ui.slot = null; newGame(formSettings()); });
   $("rotate").addEventListener("click", () => turn(1));
   $("mirror").addEventListener("click", mirror);
@@ -516,7 +615,7 @@ async function start() {
   if (id) {
     try { ui.state = { id }; update(await api("GET", gamePath(""))); return; } catch (e) { ui.state = null; }
   }
-  newGame({ seed: c.seed, seat: c.seat, opponent: c.opponent, rules: c.rules });
+  newGame({ game: c.game, seed: c.seed, seat: c.seat, opponent: c.opponent, rules: c.rules });
 }
 
 start();
