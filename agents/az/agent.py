@@ -93,7 +93,7 @@ class AZAgent(Agent):
                  config: SearchConfig = PLAY, device: str | torch.device | None = None,
                  precision: str = "fp32", **changes: Any) -> None:
         super().__init__(seed)
-        self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self.net = load_az_net(net, game="patchwork") if isinstance(net, str | Path) else net.eval()
         self._evaluate = make_evaluator(self.net, device, precision)
         self.evaluations = int(evaluations)
         if self.evaluations < 1:
@@ -130,7 +130,7 @@ class AZPolicyAgent(Agent):
                  spec: str | None = None, device: str | torch.device | None = None,
                  precision: str = "fp32") -> None:
         super().__init__(seed)
-        self.net = load_az_net(net) if isinstance(net, str | Path) else net.eval()
+        self.net = load_az_net(net, game="patchwork") if isinstance(net, str | Path) else net.eval()
         self._evaluate = make_evaluator(self.net, device, precision)
         self.spec = spec or "az-policy"
 
@@ -150,19 +150,20 @@ def make_az(arg: str | None, seed: int | None, device: str | None = None) -> Age
     """The registry's ``az[:PATH][:SIMS]``, its network on ``device`` (``None``: the
     CPU)."""
     path, evaluations = parse_az_arg(arg)
-    return AZAgent(load_az_net(path, device), evaluations, seed,
+    return AZAgent(load_az_net(path, device, game="patchwork"), evaluations, seed,
                    spec="az" if arg is None else f"az:{arg}")
 
 
 def make_az_playouts(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
     """The registry's ``az-playouts[:PATH][:SIMS]``, its network on ``device``."""
     path, evaluations = parse_az_arg(arg, "az-playouts")
-    return AZAgent(load_az_net(path, device), evaluations, seed, leaf_playouts=LEAF_PLAYOUTS,
+    return AZAgent(load_az_net(path, device, game="patchwork"), evaluations, seed,
+                   leaf_playouts=LEAF_PLAYOUTS,
                    spec="az-playouts" if arg is None else f"az-playouts:{arg}")
 
 
 def make_az_policy(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
     """The registry's ``az-policy[:PATH]``, its network on ``device``."""
     path, _ = parse_az_arg(arg, "az-policy", budget=False)
-    return AZPolicyAgent(load_az_net(path, device), seed,
+    return AZPolicyAgent(load_az_net(path, device, game="patchwork"), seed,
                          spec="az-policy" if arg is None else f"az-policy:{arg}")

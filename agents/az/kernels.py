@@ -5,9 +5,12 @@ multi-threaded: :func:`init_roots_kernel` (roots and their legal actions),
 :func:`select_kernel` (one simulation's walk down every tree), :func:`write_leaves_kernel`
 (the leaves' positions and legal masks, for the network) and :func:`expand_kernel` (the
 network's answers stored and backed up). :func:`start_halving` and :func:`finish_roots`
-run once per search. ``tree`` is a :class:`~.tree.Tree`, ``params`` the
-:class:`~.config.KernelParams` of the search's config and ``rules`` a
-:class:`~patchwork_env.data.tables.RuleArrays`; the selection rules are in :mod:`.selection`.
+run once per search. ``tree`` is a :class:`~.tree.Tree` and ``params`` the
+:class:`~.config.KernelParams` of the search's config; the selection rules are in
+:mod:`.selection`. The loops name Patchwork's compiled rules (``enumerate_legal``,
+``apply_action``, ``write_legal_mask``, ``outcome_value``); :mod:`.search` compiles a copy
+of them for each other game with that game's functions under those names
+(:data:`~.games.AZGame.kernel_functions`).
 
 numba's multi-threaded loops lose writes made through a named tuple's fields inside the
 loop's body, and inside functions inlined into it. So each loop takes the arrays and
@@ -68,13 +71,16 @@ def init_roots_kernel(tree, n, roots, active):
         active[g] = count > 1
 
 
-def select_kernel(tree, n, considered, active, needs_eval, params, rules):
+def select_kernel(tree, n, considered, active, needs_eval, params, move_args, bonus_points):
     """One simulation for every active game: walk down from the root (Gumbel sequential
     halving there, the deterministic rule below), create the node of the first missing
     edge, and either mark it for evaluation or, if the game is over there (or the walk
     ends on a finished game), back up the true result at once.
 
-    ``considered[g]``: how many visits a root action must have to be chosen now.
+    ``considered[g]``: how many visits a root action must have to be chosen now;
+    ``move_args``: the arguments of the game's ``apply_action`` after the state and the
+    action, ``bonus_points`` the rules' argument of its ``outcome_value``
+    (:class:`~.games.AZGame`).
     """
     states = tree.states
     visits = tree.visits
@@ -90,11 +96,6 @@ def select_kernel(tree, n, considered, active, needs_eval, params, rules):
     edge_count = tree.edge_count
     e_action = tree.e_action
     e_child = tree.e_child
-    income_before = rules.income_before
-    leather_spaces = rules.leather_spaces
-    bonus_masks = rules.bonus_masks
-    track_end = rules.track_end
-    bonus_points = rules.bonus_points
     score_weight = params.score_weight
     score_scale = params.score_scale
     m = visits.shape[1]
@@ -119,8 +120,7 @@ def select_kernel(tree, n, considered, active, needs_eval, params, rules):
                 child = n_nodes[g]
                 n_nodes[g] += 1
                 states[base + child] = states[base + node]
-                apply_action(states[base + child], e_action[g, e], income_before,
-                             leather_spaces, bonus_masks, track_end)
+                apply_action(states[base + child], e_action[g, e], *move_args)
                 mover[g, child] = states[base + node].to_move
                 visits[g, child] = 0
                 value_sum[g, child] = 0.0

@@ -1,5 +1,6 @@
-"""The network of the search-guided (AlphaZero-style) agents: an observation in, the 2026
-prior logits and a value in [-1, 1] for the player to move out.
+"""The network of the search-guided (AlphaZero-style) agents: an observation in, the prior
+logits (Patchwork's 2026, or the draft's 1947: :mod:`.games`) and a value in [-1, 1] for
+the player to move out.
 
 Four bodies (``kind``):
 
@@ -58,13 +59,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from patchwork_env.agents.az.games import get_game
+from patchwork_env.agents.az.placement_head import ShapedPolicyHead
 from patchwork_env.agents.az.resnet import ResNetTrunk
 from patchwork_env.agents.device import Uploader, autocast, check_precision, resolve_device
 from patchwork_env.agents.model_file import ModelFileError, read_policy_file, write_policy_file
-from patchwork_env.agents.stencils import patch_keys, placement_sums, placement_tables, slot_patches
-from patchwork_env.data.actions import N_ACTIONS, N_CELLS, N_SLOTS
-from patchwork_env.data.rules import BOARD_SIZE
-from patchwork_env.views.observation import QUILTS_AT
+from patchwork_env.data.actions import N_CELLS
 
 OBSERVATION_SIZE = 1189
 """The observation size under the default rules (the networks take any size)."""
@@ -104,15 +104,22 @@ class AZNet(nn.Module):
     convolutional trunks, ``maps`` the learned per-cell maps of the placement heads;
     ``aux``: add the score and ownership heads; ``value_reads_score``: the value head
     reads the score head's :func:`score_summary` (needs ``aux``; see the module
-    docstring).
+    docstring). ``game``: the game it plays (:mod:`.games`): Patchwork's 2026 actions, or
+    the draft's 1947 (its bodies: mlp, shaped or resnet).
     """
 
     def __init__(self, obs_size: int = OBSERVATION_SIZE, kind: str = "mlp", hidden: int = 256,
                  layers: int = 2, channels: int = 32, blocks: int = 4, maps: int = 16,
-                 aux: bool = False, value_reads_score: bool = False) -> None:
+                 aux: bool = False, value_reads_score: bool = False,
+                 game: str = "patchwork") -> None:
         super().__init__()
         if kind not in AZ_KINDS:
             raise ValueError(f"unknown az network kind {kind!r}: choose from {AZ_KINDS}")
+        self.game = get_game(game).name
+        self.n_actions = get_game(game).n_actions
+        if self.game != "patchwork" and kind == "stencil":
+            raise ValueError(f"the {self.game} game's az network is mlp, shaped or resnet, "
+                             f"not {kind}")
         if hidden < 1 or layers < 1:
             raise ValueError("an az network needs hidden >= 1 and layers >= 1")
         self.obs_size, self.kind, self.hidden, self.layers = obs_size, kind, hidden, layers
@@ -123,14 +130,15 @@ class AZNet(nn.Module):
             for a, b in itertools.pairwise(widths):
                 body += [nn.Linear(a, b), nn.ReLU()]
             self.trunk = nn.Sequential(*body)
-            self.policy_head = (nn.Linear(hidden, N_ACTIONS) if kind == "mlp"
-                                else ShapedPolicyHead(hidden, maps))
+            self.policy_head = (nn.Linear(hidden, self.n_actions) if kind == "mlp"
+                                else ShapedPolicyHead(hidden, maps, game=self.game))
             value_in = hidden
         elif kind == "resnet":
             self.trunk = ResNetTrunk(obs_size, hidden, channels, blocks)
             value_in = self.trunk.pooled_size
             self.policy_head = ShapedPolicyHead(value_in, maps,
-                                                map_layer=nn.Conv2d(channels, maps, 1))
+                                                map_layer=nn.Conv2d(channels, maps, 1),
+                                                game=self.game)
         else:
             from patchwork_env.agents.ppo.networks import (
                 StencilNet,  # needs sb3-contrib, so only when asked for
@@ -181,8 +189,10 @@ class AZNet(nn.Module):
             kwargs["aux"] = True
         if self.value_reads_score:
             kwargs["value_reads_score"] = True
+        if self.game != "patchwork":
+            kwargs["game"] = self.game
         return {"net": NET_PREFIX + self.kind, "net_kwargs": kwargs,
-                "observation_size": self.obs_size, "n_actions": N_ACTIONS}
+                "observation_size": self.obs_size, "n_actions": self.n_actions}
 
     def outputs(self, obs: torch.Tensor, mask: torch.Tensor | None = None, aux: bool = False
                 ) -> NetOutput:
@@ -233,50 +243,6 @@ def score_summary(score_logits: torch.Tensor) -> torch.Tensor:
     return summary.to(score_logits.dtype)
 
 
-class ShapedPolicyHead(nn.Module):
-    """The placement head of the ``shaped`` and ``resnet`` bodies: placement logits as
-    stencil sums of per-cell maps.
-
-    ``maps`` learned per-cell maps (and the player's own quilt and the board) are mixed per
-    slot, by weights from a ``hidden``-wide feature vector, into a cover and a touch map
-    that :func:`.stencils.placement_sums` sums over each placement's cells; the slot biases
-    and the advance and leather logits come from the vector too. The learned maps are
-    ``map_layer`` of its input: by default a linear layer of the vector (``shaped``), or
-    for instance a 1x1 convolution of a trunk's planes (``resnet``).
-    """
-
-    def __init__(self, hidden: int, maps: int, map_layer: nn.Module | None = None) -> None:
-        super().__init__()
-        self.register_buffer("table", torch.as_tensor(placement_tables()), persistent=False)
-        self.register_buffer("patch_keys", patch_keys(), persistent=False)
-        self.n_maps = maps + 2  # and the player's own quilt and the board itself
-        self.maps = nn.Linear(hidden, maps * N_CELLS) if map_layer is None else map_layer
-        self.slot_weights = nn.Linear(hidden, 2 * N_SLOTS * self.n_maps)
-        self.slot_bias = nn.Linear(hidden, N_SLOTS)
-        self.advance = nn.Linear(hidden, 1)
-        self.leather = nn.Linear(hidden, N_CELLS)
-
-    def small_init_layers(self) -> list[nn.Module]:
-        """The layers that start near zero (a near-uniform policy)."""
-        return [self.slot_weights, self.slot_bias, self.advance, self.leather]
-
-    def forward(self, h: torch.Tensor, obs: torch.Tensor, planes: torch.Tensor | None = None
-                ) -> torch.Tensor:
-        """The (N, 2026) logits of feature vectors ``h`` (N, hidden) of observations
-        ``obs``; the learned maps are ``map_layer`` of ``planes`` where given, else of
-        ``h``."""
-        n = h.shape[0]
-        own = obs[:, QUILTS_AT : QUILTS_AT + N_CELLS].view(n, 1, BOARD_SIZE, BOARD_SIZE)
-        learned = self.maps(h if planes is None else planes).reshape(n, -1, BOARD_SIZE,
-                                                                     BOARD_SIZE)
-        maps = torch.cat([learned, own, torch.ones_like(own)], dim=1)  # (N, K, 9, 9)
-        weights = self.slot_weights(h).view(n, 2, N_SLOTS, self.n_maps)
-        cover, touch = torch.einsum("nwsk,nkc->nwsc", weights, maps.flatten(2)).unbind(1)
-        buys = (placement_sums(cover, touch, slot_patches(obs, self.patch_keys), self.table)
-                + self.slot_bias(h)[:, :, None])
-        return torch.cat([buys.flatten(1), self.advance(h), self.leather(h)], dim=1)
-
-
 def build_az_net(config: dict[str, Any]) -> AZNet:
     """A fresh :class:`AZNet` of a model-file config; ``ValueError`` if it describes none."""
     if not isinstance(config, dict) or set(config) != {"net", "net_kwargs",
@@ -287,8 +253,12 @@ def build_az_net(config: dict[str, Any]) -> AZNet:
     if not isinstance(net, str) or not net.startswith(NET_PREFIX):
         raise ValueError(f"network {net!r} is not an az network (one of "
                          f"{', '.join(NET_PREFIX + k for k in AZ_KINDS)})")
-    if config["n_actions"] != N_ACTIONS or not isinstance(kwargs, dict):
-        raise ValueError(f"an az network plays {N_ACTIONS} actions with a dict of net_kwargs")
+    if not isinstance(kwargs, dict):
+        raise ValueError("an az network's config needs a dict of net_kwargs")
+    game = get_game(kwargs.get("game", "patchwork"))
+    if config["n_actions"] != game.n_actions:
+        raise ValueError(f"an az network of {game.name} plays {game.n_actions} actions, "
+                         f"not {config['n_actions']}")
     try:
         return AZNet(int(config["observation_size"]), net[len(NET_PREFIX):], **kwargs)
     except TypeError as e:
@@ -321,11 +291,12 @@ def save_az_net(net: AZNet, path: str | os.PathLike[str]) -> Path:
     return write_policy_file(path, net.config(), net.state_dict())
 
 
-def load_az_net(path: str | os.PathLike[str], device: str | torch.device | None = None
-                ) -> AZNet:
+def load_az_net(path: str | os.PathLike[str], device: str | torch.device | None = None,
+                game: str | None = None) -> AZNet:
     """The network saved at ``path``, in evaluation mode: read on the CPU (whatever device
     it was trained on), then moved to ``device`` (``None``: left on the CPU; a name as
-    :func:`~patchwork_env.agents.device.resolve_device` takes it).
+    :func:`~patchwork_env.agents.device.resolve_device` takes it). ``game``: the game it
+    must play (``None``: either); a network of the other game is refused.
 
     ``FileNotFoundError`` if there is no such file; :class:`~.model_file.ModelFileError`
     (one line, naming the file) if it is damaged or holds no az network;
@@ -346,6 +317,9 @@ def load_az_net(path: str | os.PathLike[str], device: str | torch.device | None 
     if not all(torch.isfinite(v).all() for v in state.values() if v.is_floating_point()):
         raise ModelFileError(f"cannot load {path} as an az network: some weights are NaN "
                              "or infinite")
+    if game is not None and net.game != get_game(game).name:
+        raise ModelFileError(f"cannot load {path} as an az network of {get_game(game).name}: "
+                             f"it was trained on the {net.game} game")
     return (net if target is None else net.to(target)).eval()
 
 

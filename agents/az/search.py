@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.az.games import PATCHWORK, AZGame, get_game
 from patchwork_env.agents.az.kernels import (
     BATCH_LOOPS,
     TREE_FUNCTIONS,
@@ -55,11 +56,7 @@ from patchwork_env.agents.az.kernels import (
 from patchwork_env.agents.az.playouts import mixed_targets, playout_values
 from patchwork_env.agents.az.tree import new_tree
 from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.data.tables import RuleTables
 from patchwork_env.engine.compiling import pick, renamed_copy
-from patchwork_env.engine.kernels import STATE_DTYPE
-from patchwork_env.views.observation import layout, observe
 
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``evaluate(observations (k, 1189) float32, masks (k, 2026) bool) -> (logits (k, 2026),
@@ -69,18 +66,45 @@ _TREE_CALLS = {name: njit(cache=True)(renamed_copy(fn.py_func, "_call"))
                for name, fn in TREE_FUNCTIONS.items()}
 
 
-def _serial_and_parallel(loop: Callable[..., None]) -> tuple[Any, Any]:
+def _with_globals(loop: Callable[..., None], suffix: str, functions: dict[str, Any]
+                  ) -> Callable[..., None]:
+    """A copy of ``loop`` named with ``suffix`` (its own on-disk cache entry) that calls
+    ``functions`` under their names instead of the ones its module imports."""
+    if not suffix:
+        return loop
+    copy = renamed_copy(loop, suffix)
+    moved = types.FunctionType(copy.__code__, {**loop.__globals__, **functions},
+                               copy.__name__, copy.__defaults__, copy.__closure__)
+    moved.__qualname__, moved.__module__ = copy.__qualname__, copy.__module__
+    return moved
+
+
+def _serial_and_parallel(loop: Callable[..., None], game: AZGame) -> tuple[Any, Any]:
     """A batch loop compiled serial, and multi-threaded with the functions of
     ``TREE_FUNCTIONS`` called instead of inlined (numba's threaded loops would lose what
-    the inlined ones write through the tree's fields)."""
-    copy = renamed_copy(loop, "_parallel")
-    threaded = types.FunctionType(copy.__code__, {**loop.__globals__, **_TREE_CALLS},
-                                  copy.__name__, copy.__defaults__, copy.__closure__)
-    threaded.__qualname__, threaded.__module__ = copy.__qualname__, copy.__module__
-    return njit(cache=True)(loop), njit(cache=True, parallel=True)(threaded)
+    the inlined ones write through the tree's fields), each calling ``game``'s rules."""
+    suffix = "" if game is PATCHWORK else f"_{game.name}"
+    serial = _with_globals(loop, suffix, game.kernel_functions)
+    threaded = _with_globals(loop, suffix + "_parallel", {**game.kernel_functions,
+                                                          **_TREE_CALLS})
+    return njit(cache=True)(serial), njit(cache=True, parallel=True)(threaded)
 
 
-_LOOPS = {name: _serial_and_parallel(fn) for name, fn in BATCH_LOOPS.items()}
+_LOOPS = {name: _serial_and_parallel(fn, PATCHWORK) for name, fn in BATCH_LOOPS.items()}
+"""Patchwork's compiled batch loops, by name."""
+_OTHER_LOOPS: dict[str, dict[str, tuple[Any, Any]]] = {}
+"""The other games' compiled batch loops, by the game's name, then the loop's (made on
+first use)."""
+
+
+def _game_loops(game: AZGame) -> dict[str, tuple[Any, Any]]:
+    """The batch loops of ``game``."""
+    if game is PATCHWORK:
+        return _LOOPS
+    if game.name not in _OTHER_LOOPS:
+        _OTHER_LOOPS[game.name] = {name: _serial_and_parallel(fn, game)
+                                   for name, fn in BATCH_LOOPS.items()}
+    return _OTHER_LOOPS[game.name]
 
 
 def considered_visits(m: int, n: int) -> list[int]:
@@ -166,14 +190,19 @@ class GumbelSearch:
     """Gumbel search over up to ``n_games`` positions at once (see the module docstring),
     with the settings of ``config`` (a :class:`~.config.SearchConfig`; ``None``: its
     defaults), keyword ``changes`` replacing some of them (``GumbelSearch(64,
-    simulations=8)``). The leaf playouts' seeds come from the search's generator."""
+    simulations=8)``). The leaf playouts' seeds come from the search's generator.
+    ``game``: the game searched (:mod:`.games`, Patchwork by default; a search of the
+    draft has no leaf playouts)."""
 
     def __init__(self, n_games: int, config: SearchConfig | None = None,
-                 **changes: Any) -> None:
+                 game: str | AZGame = PATCHWORK, **changes: Any) -> None:
+        self.game = game = get_game(game)
         if n_games < 1:
             raise ValueError(f"GumbelSearch needs n_games >= 1, got {n_games}")
         config = config or SearchConfig()
         self.config = config = config.replace(**changes) if changes else config
+        if game is not PATCHWORK and config.leaf_playouts:
+            raise ValueError(f"the search of {game.name} has no leaf playouts")
         self.n_games = int(n_games)
         self.params = config.kernel_params()
         """The settings the compiled loops read."""
@@ -181,13 +210,13 @@ class GumbelSearch:
                                for k in range(config.max_considered + 1)],
                               np.int64).reshape(config.max_considered + 1, config.simulations)
         self.tree = new_tree(self.n_games, config.simulations, config.top_k,
-                             config.max_considered)
+                             config.max_considered, game.state_dtype)
         """The arrays of every game's tree."""
         g = self.n_games
         self._active = np.zeros(g, np.bool_)
         self._needs_eval = np.zeros(g, np.bool_)
-        self._leaf_states = np.zeros(g, STATE_DTYPE)
-        self._masks = np.zeros((g, N_ACTIONS), np.bool_)
+        self._leaf_states = np.zeros(g, game.state_dtype)
+        self._masks = np.zeros((g, game.n_actions), np.bool_)
         self._obs: np.ndarray | None = None
         self._entries: dict[tuple[str, bool], Callable[..., None]] = {}
         self.leaf_states: np.ndarray = self._leaf_states[:0]
@@ -223,7 +252,7 @@ class GumbelSearch:
         and then called directly: numba's type dispatch on every call reads a named
         tuple's type in Python, which costs more than a simulation step of a small batch
         (the arguments' types never change within a search)."""
-        kernels = _LOOPS[name]
+        kernels = _game_loops(self.game)[name]
         parallel = self.config.parallel
         loop = pick(kernels, n) if parallel is None else kernels[1 if parallel else 0]
         key = (name, loop is kernels[1])
@@ -232,21 +261,24 @@ class GumbelSearch:
             entry = self._entries[key] = loop.compile(tuple(numba.typeof(a) for a in args))
         entry(*args)
 
-    def run(self, states: np.ndarray, rules: str | Rules, evaluate: Evaluator,
+    def run(self, states: np.ndarray, rules: Any, evaluate: Evaluator,
             rng: np.random.Generator) -> SearchResult:
-        """Search every position of ``states`` (a 1-D ``STATE_DTYPE`` array of at most
-        ``n_games`` unfinished games) with ``evaluate`` called once per simulation step on
+        """Search every position of ``states`` (a 1-D array of the game's state records, at
+        most ``n_games`` unfinished games, under ``rules``: a preset name or the game's
+        rules) with ``evaluate`` called once per simulation step on
         the new leaves of all games together; the Gumbel noise comes from ``rng``."""
         n = len(states)
-        if not isinstance(states, np.ndarray) or states.dtype != STATE_DTYPE or states.ndim != 1:
-            raise TypeError("states must be a 1-D array of patchwork_env STATE_DTYPE records")
+        game = self.game
+        if (not isinstance(states, np.ndarray) or states.dtype != game.state_dtype
+                or states.ndim != 1):
+            raise TypeError(f"states must be a 1-D array of {game.name} state records")
         if not 1 <= n <= self.n_games:
             raise ValueError(f"this search holds 1..{self.n_games} games, got {n}")
         if (states["to_move"] < 0).any():
             raise ValueError("every position to search must be an unfinished game")
-        rules = get_rules(rules)
-        rule_arrays = RuleTables.of(rules).arrays
-        size = layout(rules).size
+        rules = game.get_rules(rules)
+        move_args, bonus_points = game.move_args(rules), game.bonus_points(rules)
+        size = game.observation_size(rules)
         if self._obs is None or self._obs.shape[1] != size:
             self._obs = np.zeros((self.n_games, size), np.float32)
         stats = SearchStats()
@@ -271,7 +303,7 @@ class GumbelSearch:
                 clock = time.perf_counter()
                 considered = self.table[n_considered, sim]
                 self._loop("select", n, tree, n, considered, active, needs, self.params,
-                           rule_arrays)
+                           move_args, bonus_points)
                 rows = np.flatnonzero(needs)
                 stats.terminal_leaves += stats.searched - len(rows)
                 stats.tree_seconds += time.perf_counter() - clock
@@ -283,7 +315,7 @@ class GumbelSearch:
         result.stats = stats
         return result
 
-    def _evaluate(self, rows: np.ndarray, rules: Rules, evaluate: Evaluator,
+    def _evaluate(self, rows: np.ndarray, rules: Any, evaluate: Evaluator,
                   stats: SearchStats, rng: np.random.Generator) -> None:
         """Evaluate the current leaves of the games ``rows`` in one call (mixed with their
         random playouts, if the search has any), then expand them and back their values
@@ -292,7 +324,7 @@ class GumbelSearch:
         k = len(rows)
         leaf_states, masks = self._leaf_states[:k], self._masks[:k]
         self._loop("write_leaves", k, self.tree, rows, leaf_states, masks.view(np.uint8))
-        obs = observe(leaf_states, rules, None, out=self._obs[:k])
+        obs = self.game.observe(leaf_states, rules, out=self._obs[:k])
         self.leaf_states = leaf_states
         now = time.perf_counter()
         stats.tree_seconds += now - clock
@@ -301,8 +333,9 @@ class GumbelSearch:
         stats.network_seconds += clock - now
         logits = np.ascontiguousarray(logits, dtype=np.float32)
         values = np.ascontiguousarray(values, dtype=np.float32).reshape(-1)
-        if logits.shape != (k, N_ACTIONS) or values.shape != (k,):
-            raise ValueError(f"evaluate must return logits ({k}, {N_ACTIONS}) and values "
+        n_actions = self.game.n_actions
+        if logits.shape != (k, n_actions) or values.shape != (k,):
+            raise ValueError(f"evaluate must return logits ({k}, {n_actions}) and values "
                              f"({k},), got {logits.shape} and {values.shape}")
         config = self.config
         if config.leaf_playouts:

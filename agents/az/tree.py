@@ -88,12 +88,14 @@ class Tree(NamedTuple):
     """``(G, BUCKETS) int32``: histogram scratch row of :func:`.topk.top_indices`."""
 
 
-def new_tree(n_games: int, simulations: int, top_k: int, max_considered: int) -> Tree:
-    """An empty :class:`Tree` for ``n_games`` searches of ``simulations`` simulations."""
+def new_tree(n_games: int, simulations: int, top_k: int, max_considered: int,
+             state_dtype: np.dtype = STATE_DTYPE) -> Tree:
+    """An empty :class:`Tree` for ``n_games`` searches of ``simulations`` simulations of a
+    game whose positions are ``state_dtype`` records (Patchwork's by default)."""
     g, m, c = n_games, simulations + 1, max_considered
     edges = N_ACTIONS + simulations * top_k
     return Tree(
-        states=np.zeros(g * m, STATE_DTYPE), visits=np.zeros((g, m), np.int32),
+        states=np.zeros(g * m, state_dtype), visits=np.zeros((g, m), np.int32),
         value_sum=np.zeros((g, m), np.float64), value0=np.zeros((g, m), np.float64),
         mover=np.zeros((g, m), np.int8), edge_start=np.zeros((g, m), np.int32),
         edge_count=np.zeros((g, m), np.int32), n_nodes=np.zeros(g, np.int32),
