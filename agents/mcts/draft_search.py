@@ -1,9 +1,14 @@
 """UCT search for Patchwork Draft, on one dealing of its hidden deck.
 
-The walk is the main game's (:func:`.search.simulate`: down by UCT, one node added, a game
-played to its end with uniformly random legal moves, the win or loss backed up) on the same
-tree (:class:`.search.Tree`, here over draft states); this module gives it the draft's
-pieces: the moves of a node, the action of a move, the compiled draft rules and winner.
+The draft's counterpart of :mod:`.search`: the same tree (:class:`.search.Tree`, here over
+draft states), the same UCT choice and backup (:func:`.search.uct_select`,
+:func:`.search.back_up`) and the same walk: down by UCT, one node added, the game played to
+its end with uniformly random legal moves (the engine's compiled draft rules), the win or
+loss backed up. The walk is a compiled loop of its own, which calls the draft's functions
+where Patchwork's calls Patchwork's. (One loop taking each game's functions as arguments
+compiles and runs as fast, but numba's cache of it breaks: its index records those
+functions, which another process cannot restore; uncached, every process would compile it
+anew.)
 
 A node branches on at most three moves, one per slot of the face-up row: buy that slot's
 patch, placed where :func:`.draft_greedy.best_buy` puts it, or, where the player can buy
@@ -18,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from patchwork_env.agents.draft_greedy import DraftWeights, best_buy
-from patchwork_env.agents.mcts.search import ILLEGAL, UNEXPANDED, Tree, simulate
+from patchwork_env.agents.mcts.search import ILLEGAL, UNEXPANDED, Tree, back_up, uct_select
 from patchwork_env.data.actions import N_SLOTS
 from patchwork_env.data.draft_actions import DISCARD_BASE
 from patchwork_env.engine.draft_batch_kernels import play_randomly
@@ -81,31 +86,62 @@ def move_action(s, move, rules, w):
 
 
 @njit(cache=True)
-def _play(s, a, rules, w):
-    """Play the action ``a`` in ``s``."""
-    apply_action(s, a, rules[0], rules[1], rules[2])
-
-
-@njit(cache=True)
-def _rollout(s, rng, rules, w):
-    """Play ``s`` to its end with uniform random moves; ``(rng, winner)``."""
-    rng = play_randomly(s, rng, -1, rules[0], rules[1], rules[2])
-    return rng, winner(s)
-
-
-@njit(cache=True)
-def _outcome(s, rules):
-    """The winner of the finished game ``s`` (rule 13.8)."""
-    return winner(s)
+def run_draft_loop(states, children, actions, movers, visits, wins, size, n_sims, rng,
+                   star_bits, star_lo, star_hi, w, c_explore):
+    """Run ``n_sims`` simulations from node 0 under the star rule ``star_*`` (a batch's
+    ``move_args``); returns ``(new_size, new_rng)``. The walk of
+    :func:`.search.run_simulations`, with the draft's moves, rules and winner."""
+    capacity = states.shape[0]
+    path = np.empty(256, np.int64)
+    scratch = np.empty(1, DRAFT_STATE_DTYPE)
+    rules = (star_bits, star_lo, star_hi)
+    for _ in range(n_sims):
+        node = 0
+        depth = 0
+        path[0] = 0
+        while True:
+            s = states[node]
+            if s.to_move < 0:
+                who = winner(s)
+                break
+            move = -1
+            for k in range(N_DRAFT_MOVES):
+                if children[node, k] == UNEXPANDED:
+                    move = k
+                    break
+            if move < 0:
+                node = uct_select(children, visits, wins, node, c_explore)
+                depth += 1
+                path[depth] = node
+                continue
+            a = move_action(s, move, rules, w)
+            if size < capacity:
+                leaf = size
+                size += 1
+                states[leaf] = s
+                actions[leaf] = a
+                movers[leaf] = s.to_move
+                apply_action(states[leaf], a, star_bits, star_lo, star_hi)
+                init_draft_node(states, children, visits, wins, leaf)
+                children[node, move] = leaf
+                depth += 1
+                path[depth] = leaf
+                scratch[0] = states[leaf]
+            else:
+                scratch[0] = s
+                apply_action(scratch[0], a, star_bits, star_lo, star_hi)
+            rng = play_randomly(scratch[0], rng, -1, star_bits, star_lo, star_hi)
+            who = winner(scratch[0])
+            break
+        back_up(path, depth, movers, visits, wins, who)
+    return size, rng
 
 
 def run_draft_simulations(tree: DraftTree, n_sims: int, rng: np.uint64,
                           rules: tuple[np.uint64, np.uint64, np.uint64], w: DraftWeights,
                           c_explore: float) -> np.uint64:
     """Run ``n_sims`` simulations on ``tree`` under the star rule ``rules`` (a batch's
-    ``move_args``) with :func:`.search.simulate`; returns the rollout generator's new
-    state."""
-    tree.size, rng = simulate(init_draft_node, move_action, _play, _rollout, _outcome,
-                              *tree.arrays(), tree.size, n_sims, np.uint64(rng), rules, w,
-                              c_explore)
+    ``move_args``); returns the rollout generator's new state."""
+    tree.size, rng = run_draft_loop(*tree.arrays(), tree.size, n_sims, np.uint64(rng), *rules,
+                                    w, c_explore)
     return np.uint64(rng)

@@ -10,11 +10,10 @@ match).
 
 Each simulation walks down by UCT, adds one node, plays the game from it to the end with
 uniformly random legal moves (the engine's compiled sampler and rules) and backs up the
-win or loss. That walk (:func:`simulate`) knows no game: Patchwork's moves, rules and
-winner are handed to it as compiled functions, and Patchwork Draft's search
-(:mod:`.draft_search`) hands it the draft's. The tree lives in preallocated arrays owned
-by :class:`Tree`, so a search can be run in chunks (for a time budget) without losing
-anything between calls.
+win or loss. The tree lives in preallocated arrays owned by :class:`Tree`, so a search can
+be run in chunks (for a time budget) without losing anything between calls. Patchwork
+Draft's search (:mod:`.draft_search`) keeps its games in the same tree and chooses and
+backs up by the same :func:`uct_select` and :func:`back_up`.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from patchwork_env.agents.heuristic import (
     play_and_settle,
 )
 from patchwork_env.data.actions import ADVANCE, N_SLOTS
-from patchwork_env.data.tables import RuleArrays
 from patchwork_env.engine.batch_kernels import play_randomly
 from patchwork_env.engine.kernels import STATE_DTYPE, winner
 
@@ -109,7 +107,7 @@ def init_node(states, children, visits, wins, node):
 
 
 @njit(cache=True)
-def _rollout(s, rng, rules, w):
+def _rollout(s, rng, rules):
     """Play ``s`` to its end with uniform random moves; ``(rng, winner)``."""
     rng = play_randomly(s, rng, -1, rules.income_before, rules.leather_spaces,
                         rules.bonus_masks, rules.track_end)
@@ -135,34 +133,17 @@ def uct_select(children, visits, wins, node, c_explore):
 
 
 @njit(cache=True)
-def _move_action(s, move, rules, w):
-    """The engine action of ``move``: advancing, or the heuristic's buy from that slot."""
-    return ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rules, w)
+def run_simulations(states, children, actions, movers, visits, wins, size, n_sims, rng, rules,
+                    w: Weights, c_explore):
+    """Run ``n_sims`` simulations from node 0 under ``rules`` (a
+    :class:`~patchwork_env.data.tables.RuleArrays`); returns ``(new_size, new_rng)``.
 
-
-@njit(cache=True)
-def _outcome(s, rules):
-    """The winner of the finished game ``s``."""
-    return winner(s, rules.bonus_points)
-
-
-@njit(cache=True)
-def simulate(init, move_action, play, rollout, outcome, states, children, actions, movers,
-             visits, wins, size, n_sims, rng, rules, w, c_explore):
-    """Run ``n_sims`` simulations from node 0; returns ``(new_size, new_rng)``.
-
-    The walk of every game's search; what depends on the game comes in as compiled
-    functions: ``init(states, children, visits, wins, node)`` clears a node and marks its
-    legal moves, ``move_action(s, move, rules, w)`` is the engine action of a move,
-    ``play(s, action, rules, w)`` plays it, ``rollout(s, rng, rules, w)`` plays ``s`` to
-    its end (``(rng, winner)``) and ``outcome(s, rules)`` is the winner of a finished game.
     Nodes are added while there is room; a full tree keeps searching, its new leaves just
     are not stored.
     """
     capacity = states.shape[0]
     path = np.empty(256, np.int64)
-    scratch = states[:1].copy()
-    n_moves = children.shape[1]
+    scratch = np.empty(1, STATE_DTYPE)
     for _ in range(n_sims):
         node = 0
         depth = 0
@@ -170,10 +151,10 @@ def simulate(init, move_action, play, rollout, outcome, states, children, action
         while True:
             s = states[node]
             if s.to_move < 0:
-                who = outcome(s, rules)
+                who = winner(s, rules.bonus_points)
                 break
             move = -1
-            for k in range(n_moves):
+            for k in range(N_MOVES):
                 if children[node, k] == UNEXPANDED:
                     move = k
                     break
@@ -182,39 +163,34 @@ def simulate(init, move_action, play, rollout, outcome, states, children, action
                 depth += 1
                 path[depth] = node
                 continue
-            a = move_action(s, move, rules, w)
+            a = ADVANCE if move == ADVANCE_MOVE else best_placement(s, move, rules, w)
             if size < capacity:
                 leaf = size
                 size += 1
                 states[leaf] = s
                 actions[leaf] = a
                 movers[leaf] = s.to_move
-                play(states[leaf], a, rules, w)
-                init(states, children, visits, wins, leaf)
+                play_and_settle(states[leaf], a, rules, w)
+                init_node(states, children, visits, wins, leaf)
                 children[node, move] = leaf
                 depth += 1
                 path[depth] = leaf
                 scratch[0] = states[leaf]
             else:
                 scratch[0] = s
-                play(scratch[0], a, rules, w)
-            rng, who = rollout(scratch[0], rng, rules, w)
+                play_and_settle(scratch[0], a, rules, w)
+            rng, who = _rollout(scratch[0], rng, rules)
             break
-        for d in range(depth + 1):
-            n = path[d]
-            visits[n] += 1
-            if movers[n] == who:
-                wins[n] += 1.0
+        back_up(path, depth, movers, visits, wins, who)
     return size, rng
 
 
-def run_simulations(states: np.ndarray, children: np.ndarray, actions: np.ndarray,
-                    movers: np.ndarray, visits: np.ndarray, wins: np.ndarray, size: int,
-                    n_sims: int, rng: np.uint64, rules: RuleArrays, w: Weights,
-                    c_explore: float) -> tuple[int, np.uint64]:
-    """Run ``n_sims`` simulations of Patchwork from node 0 under ``rules`` with
-    :func:`simulate`; returns ``(new_size, new_rng)``. (Called from Python: a compiled
-    caller handing the game's functions on could not be cached.)"""
-    return simulate(init_node, _move_action, play_and_settle, _rollout, _outcome, states,
-                    children, actions, movers, visits, wins, size, n_sims, rng, rules, w,
-                    c_explore)
+@njit(cache=True, inline="always")
+def back_up(path, depth, movers, visits, wins, who):
+    """Count one more visit on each node of ``path[:depth + 1]``, and a win on those whose
+    mover is ``who``."""
+    for d in range(depth + 1):
+        n = path[d]
+        visits[n] += 1
+        if movers[n] == who:
+            wins[n] += 1.0
