@@ -1,14 +1,20 @@
 """Play Patchwork in the terminal (or, with ``--web``, in a browser) against an agent.
 
-    patchwork-play [--opponent SPEC] [--seat 0|1] [--seed S] [--rules PRESET]
-                   [--layout auto|compact|full] [--no-color]
-    patchwork-play --web [--opponent SPEC] [--port P] [--host H] [--no-browser]
+    patchwork-play [--game patchwork|draft] [--opponent SPEC] [--seat 0|1] [--seed S]
+                   [--rules PRESET] [--layout auto|compact|full] [--no-color]
+    patchwork-play --web [--game patchwork|draft] [--opponent SPEC] [--port P] [--host H]
+                   [--no-browser]
     python -m patchwork_env.cli.play --opponent mcts:1s --seat 1
 
 The opponent is any spec of the agents registry (``random``, ``greedy``, ``mcts:1s``,
 ``ppo``, even ``human`` for two people at one keyboard). The screen fits a standard 80x24
 terminal (a larger one shows the full picture); at the prompt ``help`` explains the move
 notation, ``moves`` lists the legal moves and ``full`` draws the full picture.
+
+``--game draft`` plays Patchwork Draft, the drafting variant (section 13 of the rules),
+against ``random``, ``greedy`` or ``mcts``: in the terminal on its text view
+(:mod:`patchwork_env.cli.draft_play`), or on the page with ``--web``; ``--rules`` then
+takes the draft's presets (``default``, ``no-stars``).
 
 ``--web`` serves a page on 127.0.0.1 (unless ``--host`` says otherwise) where the game is
 played with the mouse, prints its address and opens it in a browser unless
@@ -25,10 +31,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from patchwork_env.agents import GAMES, AgentSpecError, make
 from patchwork_env.agents.base import Agent
 from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
 from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules, fail
+from patchwork_env.data.draft_rules import DRAFT_PRESETS
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
+from patchwork_env.views.draft_game import DraftGame
 from patchwork_env.views.game import Game
 
 PROG = "patchwork-play"
@@ -48,6 +57,9 @@ def seed_arg(text: str) -> int:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The parsed command line; bad values end the program with one line and status 2."""
     parser = ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=GAMES, default="patchwork",
+                        help="patchwork (default) or draft: Patchwork Draft, the drafting "
+                             "variant")
     parser.add_argument("--opponent", default="greedy",
                         help="agent spec of the opponent (default: greedy)")
     parser.add_argument("--seat", type=int, choices=(0, 1), default=0,
@@ -87,14 +99,55 @@ def play_in_browser(args: argparse.Namespace) -> int:
         fail(str(e))
     if args.opponent.strip().partition(":")[0] == "human":
         fail("--web plays against an agent: 'human' is for two people at one terminal")
-    build_agent(args.opponent, args.seed)  # a bad spec is one line before serving
+    build_game_agent(args)  # a bad spec is one line before serving
     try:
         serve(args.host, args.port, open_browser=not args.no_browser, opponent=args.opponent,
-              seed=args.seed, seat=args.seat, rules=args.rules)
+              seed=args.seed, seat=args.seat, rules=args.rules, game=args.game)
     except OSError as e:
         fail(str(e))
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def build_game_agent(args: argparse.Namespace) -> Agent:
+    """The opponent ``--opponent`` names for ``--game``, or a one-line exit."""
+    if args.game == "patchwork":
+        return build_agent(args.opponent, args.seed)
+    try:
+        return make(args.opponent, args.seed, game=args.game)
+    except AgentSpecError as e:
+        fail(str(e))
+
+
+def check_game_rules(args: argparse.Namespace) -> str:
+    """``--rules`` if it is a preset of ``--game``, else a one-line exit."""
+    if args.game == "patchwork":
+        return check_rules(args.rules)
+    if args.rules not in DRAFT_PRESETS:
+        fail(f"unknown rules preset {args.rules!r} for Patchwork Draft: choose from "
+             f"{', '.join(DRAFT_PRESETS)}")
+    return args.rules
+
+
+def play_draft_in_terminal(args: argparse.Namespace, rules: str) -> int:
+    """A game of Patchwork Draft at the terminal (:mod:`patchwork_env.cli.draft_play`)."""
+    from patchwork_env.cli.draft_play import play_draft
+
+    opponent = build_game_agent(args)
+    try:
+        game = play_draft(opponent, args.seat, DraftGame.new(args.seed, rules=rules))
+    except QuitGame:
+        print("game abandoned")
+        return 0
+    except (EOFError, KeyboardInterrupt):
+        print("\ninput ended: game abandoned")
+        return 1
+    scores = game.scores()
+    verdict = "you win" if game.winner == args.seat else f"{opponent.spec} wins"
+    tie = " (a tie goes to the player who moved second)" if scores[0] == scores[1] else ""
+    print(f"{game}\nfinal score: you {scores[args.seat]}, {opponent.spec} "
+          f"{scores[1 - args.seat]}: {verdict}{tie}")
     return 0
 
 
@@ -115,9 +168,13 @@ def play(human: HumanAgent, opponent: Agent, seat: int, game: Game) -> Game:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a game from the command line; the exit status."""
     args = parse_args(argv)
-    rules = check_rules(args.rules)
+    rules = check_game_rules(args)
     if args.web:
         return play_in_browser(args)
+    if args.game == "draft":
+        if args.opponent.strip().partition(":")[0] == "human":
+            fail("--game draft plays against an agent: random, greedy or mcts")
+        return play_draft_in_terminal(args, rules)
     opponent = build_agent(args.opponent, args.seed)
     human = HumanAgent(color=False if args.no_color else None, layout=args.layout)
     game = Game.new(args.seed, rules=rules)

@@ -58,3 +58,37 @@ def test_web_serves_the_page_and_prints_its_address() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_web_serves_the_draft_when_asked() -> None:
+    pytest.importorskip("uvicorn", reason="the web extra is not installed")
+    port = free_port()
+    server = subprocess.Popen([*PLAY, "--web", "--game", "draft", "--no-browser", "--port",
+                               str(port), "--opponent", "mcts:50", "--rules", "no-stars"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        line = server.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line or server.stderr.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=30) as answer:
+            config = json.loads(answer.read())
+        assert (config["game"], config["opponent"], config["rules"]) == (
+            "draft", "mcts:50", "no-stars")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_draft_refuses_an_agent_or_preset_of_patchwork_only() -> None:
+    assert "does not play Patchwork Draft" in one_line_error(
+        play("--web", "--game", "draft", "--opponent", "az"))
+    assert "no-stars" in one_line_error(play("--game", "draft", "--rules", "classic"))
+
+
+def test_the_draft_plays_in_the_terminal_and_names_the_rule_a_move_breaks() -> None:
+    moves = "moves\ndiscard slot 0\nquit\n"
+    done = subprocess.run([*PLAY, "--game", "draft", "--opponent", "random", "--seed", "3"],
+                          input=moves, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "buy slot 2 o0 at a1 b1" in done.stdout and "star squares (*)" in done.stdout
+    assert "discard slot 0: a discard is legal only when" in done.stdout
+    assert done.stdout.rstrip().endswith("game abandoned")
