@@ -145,3 +145,10 @@ def test_mcts_plays_a_lone_choice_without_searching() -> None:
     agent = DraftMCTSAgent("100", seed=0)
     assert agent.act_game(game) == DraftGreedyAgent().act_game(game)
     assert agent.last_simulations == 0
+
+
+def test_mcts_leaves_the_game_it_searches_as_it_was() -> None:
+    game, _ = same_but_for_the_deck_order()
+    before = game.state_dict()
+    DraftMCTSAgent("60", seed=1).act_game(game)
+    assert game.state_dict() == before
