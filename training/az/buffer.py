@@ -7,7 +7,8 @@ cut, when more arrive), so sparse targets of any length need no fixed-width padd
 :meth:`ReplayBuffer.sample` draws a minibatch uniformly and recomputes what the network
 sees with the engine's compiled code: the observations (``observe``) and the legal masks.
 With ``augment=True`` each sample is first moved by one of the 8 quilt symmetries, drawn
-uniformly (:mod:`.symmetry`): its state and the actions of its policy target together, so
+uniformly (:mod:`.symmetry`; in the draft, one of those that keep its star squares where
+they are): its state and the actions of its policy target together, so
 the network sees one of 8 equivalent forms of the position with the same probabilities.
 A sample also keeps how its game ended (:mod:`.aux_targets`), moved by the same symmetry,
 for networks with auxiliary heads.
@@ -21,14 +22,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from patchwork_env import GameBatch
-from patchwork_env.data.rules import Rules, get_rules
-from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.agents.az.games import PATCHWORK, AZGame, get_game
+from patchwork_env.data.rules import Rules
 from patchwork_env.training.az.aux_targets import ownership, score_bins
 from patchwork_env.training.az.restore_checks import check_buffer_state
 from patchwork_env.training.az.selfplay import SelfPlayBatch
-from patchwork_env.training.az.symmetry import SYMMETRIES, transform_actions, transform_states
-from patchwork_env.views.observation import observe
+from patchwork_env.training.az.symmetry import (
+    SYMMETRIES,
+    star_symmetries,
+    transform_actions,
+    transform_states,
+)
 
 
 @dataclass
@@ -49,9 +53,9 @@ class Chunk:
     aux_known: np.ndarray
 
     @staticmethod
-    def empty() -> Chunk:
-        """No samples."""
-        return Chunk(np.zeros(0, STATE_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int16),
+    def empty(state_dtype: np.dtype) -> Chunk:
+        """No samples (of states of ``state_dtype``)."""
+        return Chunk(np.zeros(0, state_dtype), np.zeros(1, np.int64), np.zeros(0, np.int16),
                      np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, bool),
                      np.zeros(0, np.int16), np.zeros((0, 2, 2), np.uint64), np.zeros(0, bool))
 
@@ -75,7 +79,7 @@ class TrainingBatch:
     observations: torch.Tensor
     """``(B, obs_size) float32``."""
     masks: torch.Tensor
-    """``(B, 2026) bool``: the legal actions."""
+    """``(B, actions) bool``: the legal actions."""
     target_index: torch.Tensor
     """``(B, L) int64``: each row's legal actions, padded with 0."""
     target_probs: torch.Tensor
@@ -93,13 +97,20 @@ class TrainingBatch:
 
 
 class ReplayBuffer:
-    """The latest ``capacity`` samples of self-play under ``rules``."""
+    """The latest ``capacity`` samples of self-play of ``game`` (Patchwork by default)
+    under ``rules``."""
 
-    def __init__(self, capacity: int, rules: str | Rules = "default") -> None:
+    def __init__(self, capacity: int, rules: str | Rules = "default",
+                 game: str | AZGame = PATCHWORK) -> None:
         if capacity < 1:
             raise ValueError(f"a replay buffer needs a capacity of at least 1, got {capacity}")
         self.capacity = int(capacity)
-        self.rules = get_rules(rules)
+        self.game = get_game(game)
+        self.rules = self.game.get_rules(rules)
+        self.symmetries = (np.arange(SYMMETRIES) if self.game is PATCHWORK
+                           else star_symmetries(self.rules.star_squares))
+        """The symmetries ``augment`` draws from: all 8, or the draft's that keep its star
+        squares."""
         self.chunks: list[Chunk] = []
         self.added = 0
         """Samples ever added (those dropped since included)."""
@@ -148,7 +159,7 @@ class ReplayBuffer:
         picks = np.sort(rng.integers(0, total, batch_size))
         ends = np.cumsum([len(c) for c in self.chunks])
         which = np.searchsorted(ends, picks, side="right")
-        states = np.empty(batch_size, STATE_DTYPE)
+        states = np.empty(batch_size, self.game.state_dtype)
         lengths = np.empty(batch_size, np.int64)
         values = np.empty(batch_size, np.float32)
         policy_targets = np.empty(batch_size, bool)
@@ -183,12 +194,12 @@ class ReplayBuffer:
             probs[r, c] = chunk.probs[src]
         symmetry = np.zeros(batch_size, np.int64)
         if augment:
-            symmetry = rng.integers(0, SYMMETRIES, batch_size)
+            symmetry = self.symmetries[rng.integers(0, len(self.symmetries), batch_size)]
             r, c = np.nonzero(np.arange(width) < lengths[:, None])
             index[r, c] = transform_actions(states, index[r, c], symmetry, r)
             states = transform_states(states, symmetry)
-        obs = observe(states, self.rules)
-        masks = GameBatch(states, self.rules).legal_mask()
+        obs = self.game.observe(states, self.rules)
+        masks = self.game.batch_type(states, self.rules).legal_mask()
         return TrainingBatch(torch.from_numpy(obs), torch.from_numpy(masks),
                              torch.from_numpy(index), torch.from_numpy(probs),
                              torch.from_numpy(values), torch.from_numpy(policy_targets),
@@ -214,8 +225,8 @@ class ReplayBuffer:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved; ``ValueError`` saying what is wrong if it
         is not a buffer a run can learn from (:func:`.restore_checks.check_buffer_state`)."""
-        check_buffer_state(state, self.rules)
-        states = state["states"].numpy().view(STATE_DTYPE).copy()
+        check_buffer_state(state, self.rules, game=self.game)
+        states = state["states"].numpy().view(self.game.state_dtype).copy()
         offsets = state["offsets"].numpy().astype(np.int64)
         actions = state["actions"].numpy().astype(np.int16)
         probs = state["probs"].numpy().astype(np.float32)
@@ -237,7 +248,7 @@ class ReplayBuffer:
 
     def _merged(self) -> Chunk:
         if not self.chunks:
-            return Chunk.empty()
+            return Chunk.empty(self.game.state_dtype)
         offsets = [np.zeros(1, np.int64)]
         base = 0
         for c in self.chunks:

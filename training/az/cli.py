@@ -27,6 +27,7 @@ batch, and the network learns the search's improved policy and the games' outcom
     python train.py                                  # the default run, into runs/az-seed0
     python train.py --resume --run-dir runs/az-seed0 --iterations 40
     python evaluate.py az-playouts:runs/az-seed0/net.pt:128 greedy mcts:100 --games 400
+    python train.py --game draft --teacher "" --eval-every 0 --run-dir runs/az-draft
 
 A run imitates a teacher first (greedy by default) and mixes random-playout estimates into
 its first value targets; models/README.md gives the commands that trained the shipped
@@ -57,8 +58,9 @@ def main(argv: list[str]) -> int:
     if row:
         print("last iteration: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     net = opts.folder() / NET_FILE
-    print(f"evaluate the network: python evaluate.py az-playouts:{net}:128 greedy mcts:100 "
-          "--games 400")
+    if opts.game == "patchwork":
+        print(f"evaluate the network: python evaluate.py az-playouts:{net}:128 greedy "
+              "mcts:100 --games 400")
     return 0
 
 

@@ -16,10 +16,10 @@ import torch
 from patchwork_env import agents
 from patchwork_env.agents.az.agent import MAX_EVALUATIONS
 from patchwork_env.agents.az.config import TRAINING, SearchConfig
+from patchwork_env.agents.az.games import GAMES, PATCHWORK, AZGame, get_game
 from patchwork_env.agents.az.net import AZ_KINDS, AZNet
 from patchwork_env.agents.device import DeviceError, check_precision, resolve_device
 from patchwork_env.data.actions import N_ACTIONS
-from patchwork_env.data.rules import get_rules
 from patchwork_env.evaluation.tournament import MAX_GAMES
 from patchwork_env.training.az.limits import check_memory
 from patchwork_env.training.az.selfplay.ray_actors import import_ray
@@ -33,7 +33,6 @@ from patchwork_env.training.checks import (
     check_types,
     machine_threads,
 )
-from patchwork_env.views.observation import layout
 
 MAX_ITERATIONS = 10**9
 MAX_PLAYOUTS = 10_000
@@ -224,8 +223,11 @@ class AZOptions:
     """Run the self-play workers (--workers of them) as Ray actors: local (Ray started on
     this machine), auto or HOST:PORT (a running cluster); empty: processes of this
     machine."""
+    game: str = "patchwork"
+    """The game to learn: patchwork or draft (Patchwork Draft; see docs/training.md for
+    the options it does not take)."""
     rules: str = "default"
-    """Rule preset of the games."""
+    """Rule preset of the games (the draft's: default or no-stars)."""
     run_dir: str = ""
     """Folder for the checkpoint, the network and the metrics (default: runs/az-seed<seed>)."""
     resume: bool = False
@@ -260,10 +262,14 @@ class AZOptions:
                              f"{self.inference!r}")
         if self.net not in AZ_KINDS:
             raise AZRunError(f"--net must be one of {', '.join(AZ_KINDS)}, got {self.net!r}")
+        if self.game not in GAMES:
+            raise AZRunError(f"--game must be one of {', '.join(GAMES)}, got {self.game!r}")
         try:
-            rules = get_rules(self.rules)
+            rules = self.az_game.get_rules(self.rules)
         except (KeyError, ValueError) as e:
             raise AZRunError(f"--rules: {e}") from None
+        if self.az_game is not PATCHWORK:
+            self._check_hidden_game()
         if self.eval_every and (self.eval_games < 2 or self.eval_games % 2):
             raise AZRunError(f"--eval-games must be even and at least 2, got {self.eval_games}")
         if self.ray_address:
@@ -275,7 +281,7 @@ class AZOptions:
             raise AZRunError("give a --teacher or an --init network, not both")
         try:
             self.search_config()
-            check_memory(self, layout(rules).size)
+            check_memory(self, self.az_game.observation_size(rules))
         except ValueError as e:
             raise AZRunError(str(e)) from None
         for name, spec in [("--eval-opponents", s) for s in self.opponents()] + (
@@ -287,13 +293,43 @@ class AZOptions:
             except ValueError as e:
                 raise AZRunError(f"{name}: {spec}: {str(e).splitlines()[0]}") from None
 
+    def _check_hidden_game(self) -> None:
+        """:class:`AZRunError` for an option the draft game does not take (yet)."""
+        name = self.game
+        refused = [
+            (self.leaf_playouts > 0, f"--leaf-playouts: the {name} game's search has no leaf "
+                                     "playouts: pass --leaf-playouts 0"),
+            (bool(self.teacher), f"--teacher: the {name} game has no teacher agent yet: pass "
+                                 "--teacher ''"),
+            (self.aux_heads, f"--score-head-weight and --ownership-weight: the {name} game's "
+                             "network has no auxiliary heads: pass 0"),
+            (self.eval_every > 0, f"--eval-every: the {name} game's networks are not "
+                                  "evaluated during a run yet: pass --eval-every 0"),
+            (self.net == "stencil", f"--net: the {name} game's network is mlp, shaped or "
+                                    "resnet, not stencil"),
+            (self.inference == "service" or (
+                self.inference == "auto" and resolve_device(self.device).type != "cpu"),
+             f"--inference: the {name} game's self-play evaluates its leaves in each worker: "
+             "pass --inference local"),
+        ]
+        for bad, message in refused:
+            if bad:
+                raise AZRunError(message)
+
+    @property
+    def az_game(self) -> AZGame:
+        """The game these options learn (:mod:`patchwork_env.agents.az.games`)."""
+        return get_game(self.game)
+
     def network(self) -> AZNet:
         """A network of the shape these options describe, its weights fresh from the
         seed."""
         torch.manual_seed(self.seed)
-        return AZNet(layout(get_rules(self.rules)).size, kind=self.net, hidden=self.hidden,
-                     layers=self.layers, blocks=self.blocks, channels=self.channels,
-                     aux=self.aux_heads, value_reads_score=self.value_reads_score)
+        game = self.az_game
+        return AZNet(game.observation_size(game.get_rules(self.rules)), kind=self.net,
+                     hidden=self.hidden, layers=self.layers, blocks=self.blocks,
+                     channels=self.channels, aux=self.aux_heads,
+                     value_reads_score=self.value_reads_score, game=self.game)
 
     @property
     def aux_heads(self) -> bool:

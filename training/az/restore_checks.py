@@ -27,12 +27,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from patchwork_env import GameBatch
+from patchwork_env.agents.az.games import PATCHWORK, AZGame
 from patchwork_env.agents.az.net import AZNet
-from patchwork_env.data.actions import N_ACTIONS, N_CELLS
+from patchwork_env.data.actions import N_CELLS
 from patchwork_env.data.rules import Rules
-from patchwork_env.engine.kernels import STATE_DTYPE
-from patchwork_env.engine.serialize import state_from_dict, state_to_dict
 from patchwork_env.training.az.options import RANGES, AZOptions, AZRunError, parse_lr_drops
 from patchwork_env.training.checkpoint import CheckpointError
 from patchwork_env.training.checks import COMMON_RANGES, check_ranges
@@ -106,6 +104,9 @@ def check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None:
         raise CheckpointError(f"checkpoint {path} cannot be restored: {e}") from None
     given = dataclasses.asdict(opts)
     written = saved_options(saved)
+    if written["game"] != opts.game:
+        raise CheckpointError(f"{path} is a run of the {written['game']} game, not of "
+                              f"{opts.game}: resume it with --game {written['game']}")
     changed = sorted(k for k, v in written.items()
                      if k not in RESUMABLE_CHANGES and given.get(k) != v)
     if changed:
@@ -166,10 +167,12 @@ def _array(state: Mapping[str, Any], key: str, kind: str) -> np.ndarray:
     return array
 
 
-def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) -> None:
-    """``ValueError`` unless ``state`` is a replay buffer's ``state_dict`` under ``rules``
-    that a run can learn from (see the module docstring), of ``capacity`` samples where
-    given."""
+def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None,
+                       game: AZGame = PATCHWORK) -> None:
+    """``ValueError`` unless ``state`` is a replay buffer's ``state_dict`` of ``game``
+    (Patchwork by default) under ``rules`` that a run can learn from (see the module
+    docstring), of ``capacity`` samples where given."""
+    dtype, n_actions = game.state_dtype, game.n_actions
     state = _mapping(state, "the replay buffer", BUFFER_KEYS)
     saved_capacity = _whole(state["capacity"], "the buffer's capacity", 1)
     if capacity is not None and saved_capacity != capacity:
@@ -179,10 +182,10 @@ def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) ->
     raw = _array(state, "states", "u")
     offsets, actions = _array(state, "offsets", "i"), _array(state, "actions", "i")
     probs, values = _array(state, "probs", "f"), _array(state, "values", "f")
-    if raw.size % STATE_DTYPE.itemsize:
+    if raw.size % dtype.itemsize:
         raise ValueError(f"the buffer's states are {raw.size} bytes, not whole state records "
-                         f"of {STATE_DTYPE.itemsize}")
-    n = raw.size // STATE_DTYPE.itemsize
+                         f"of {dtype.itemsize}")
+    n = raw.size // dtype.itemsize
     if n > capacity:
         raise ValueError(f"the buffer holds {n} samples, more than its capacity {capacity}")
     if _whole(state["added"], "the buffer's count of samples added") < n:
@@ -194,8 +197,8 @@ def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) ->
     if offsets[0] != 0 or offsets[-1] != len(actions) or (np.diff(offsets) < 1).any():
         raise ValueError("the buffer's offsets do not split its targets into one non-empty "
                          "target per sample")
-    if len(actions) and not (actions.min() >= 0 and actions.max() < N_ACTIONS):
-        raise ValueError(f"the buffer's target actions must lie in 0..{N_ACTIONS - 1}, got "
+    if len(actions) and not (actions.min() >= 0 and actions.max() < n_actions):
+        raise ValueError(f"the buffer's target actions must lie in 0..{n_actions - 1}, got "
                          f"{actions.min()}..{actions.max()}")
     if not np.isfinite(probs).all() or (probs < 0).any():
         raise ValueError("the buffer's target probabilities are not all finite and "
@@ -215,9 +218,9 @@ def check_buffer_state(state: Any, rules: Rules, capacity: int | None = None) ->
                              f"{flags.max() if len(flags) else 0}")
     if "aux_known" in state:  # absent in the buffers of older runs (no auxiliary targets)
         _check_aux_targets(state, n)
-    states = raw.view(STATE_DTYPE)
-    check_states(states, rules)
-    check_legal(states, offsets.astype(np.int64), actions.astype(np.int64), rules)
+    states = raw.view(dtype)
+    check_states(states, rules, game)
+    check_legal(states, offsets.astype(np.int64), actions.astype(np.int64), rules, game)
 
 
 def _check_aux_targets(state: Mapping[str, Any], n: int) -> None:
@@ -239,12 +242,13 @@ def _check_aux_targets(state: Mapping[str, Any], n: int) -> None:
         raise ValueError("the buffer's final_quilts cover cells beyond the 81 of a quilt")
 
 
-def check_states(states: np.ndarray, rules: Rules) -> None:
-    """``ValueError`` naming the first of ``states`` that no game under ``rules`` can reach
-    (the checks of :func:`~patchwork_env.engine.serialize.state_from_dict`)."""
+def check_states(states: np.ndarray, rules: Rules, game: AZGame = PATCHWORK) -> None:
+    """``ValueError`` naming the first of ``states`` that no game of ``game`` under
+    ``rules`` can reach (the checks of its state dicts:
+    :func:`~patchwork_env.engine.serialize.state_from_dict` for Patchwork)."""
     for i, record in enumerate(states):
         try:
-            state_from_dict(state_to_dict(record, rules), rules)
+            game.round_trip(record, rules)
         except (TypeError, ValueError, IndexError, KeyError) as e:
             raise ValueError(f"the buffer's state {i} is not one a game can reach: "
                              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
@@ -254,13 +258,13 @@ def check_states(states: np.ndarray, rules: Rules) -> None:
 
 
 def check_legal(states: np.ndarray, offsets: np.ndarray, actions: np.ndarray,
-                rules: Rules) -> None:
+                rules: Rules, game: AZGame = PATCHWORK) -> None:
     """``ValueError`` naming the first sample whose target holds an action illegal in its
     state (``offsets`` split ``actions`` into one target per state)."""
     lengths = np.diff(offsets)
     for start in range(0, len(states), LEGALITY_CHUNK):
         stop = min(start + LEGALITY_CHUNK, len(states))
-        masks = GameBatch(states[start:stop].copy(), rules).legal_mask()
+        masks = game.batch_type(states[start:stop].copy(), rules).legal_mask()
         rows = np.repeat(np.arange(stop - start), lengths[start:stop])
         legal = masks[rows, actions[offsets[start]:offsets[stop]]]
         if not legal.all():

@@ -13,6 +13,11 @@ A buy action is mapped by the cells it covers: transform them, then find the can
 orientation and anchor of the same patch that covers exactly those cells. The table of
 these (:func:`buy_code_map`) is built once, on first use. Advance stays advance; a leather
 patch moves with its cell.
+
+Patchwork Draft's positions and buys move the same way and its discards stay as they are,
+but its star squares (rule 13.5) are places on the board: a symmetry that moves them
+elsewhere changes the game. :func:`star_symmetries` names the symmetries that keep a set
+of star squares (all 8 for the default stars, fewer or only the identity for others).
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ from patchwork_env.data.actions import (
     N_ORIENTATIONS,
     SLOT_STRIDE,
 )
+from patchwork_env.data.draft_actions import N_DRAFT_ACTIONS
 from patchwork_env.data.patches import N_PATCHES
 from patchwork_env.data.rules import BOARD_SIZE
 from patchwork_env.data.tables import PLACEMENT_LEGAL, PLACEMENT_MASKS
+from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE
 from patchwork_env.engine.kernels import STATE_DTYPE
 
 SYMMETRIES = 8
@@ -88,11 +95,23 @@ def _check_symmetry(symmetry: np.ndarray | int, n: int) -> np.ndarray:
     return sym.astype(np.int64)
 
 
+def star_symmetries(star_squares: tuple[int, ...] | list[int]) -> np.ndarray:
+    """``(k,) int64``: the symmetries (increasing, the identity first) that move the set of
+    ``star_squares`` onto itself."""
+    stars = np.asarray(sorted(star_squares), np.int64)
+    return np.array([g for g in range(SYMMETRIES)
+                     if (np.sort(CELL_MAP[g, stars]) == stars).all()], np.int64)
+
+
 def transform_states(states: np.ndarray, symmetry: np.ndarray | int) -> np.ndarray:
-    """A copy of the ``(N,) STATE_DTYPE`` records with both quilts of row ``i`` (and
-    which patch lies on each cell) moved by ``symmetry[i]``; nothing else changes."""
-    if not isinstance(states, np.ndarray) or states.dtype != STATE_DTYPE or states.ndim != 1:
-        raise TypeError("states must be a 1-D array of patchwork_env.engine.kernels.STATE_DTYPE")
+    """A copy of the ``(N,)`` state records (Patchwork's ``STATE_DTYPE`` or the draft's)
+    with both quilts of row ``i`` (and which patch lies on each cell) moved by
+    ``symmetry[i]``; nothing else changes."""
+    if (not isinstance(states, np.ndarray) or states.dtype not in (STATE_DTYPE,
+                                                                   DRAFT_STATE_DTYPE)
+            or states.ndim != 1):
+        raise TypeError("states must be a 1-D array of patchwork_env.engine.kernels.STATE_DTYPE"
+                        " or of the draft's DRAFT_STATE_DTYPE")
     sym = _check_symmetry(symmetry, len(states))
     out = states.copy()
     out["quilt"] = _pack(_permute(_unpack(states["quilt"]), sym))
@@ -136,26 +155,35 @@ def transform_actions(states: np.ndarray, actions: np.ndarray, symmetry: np.ndar
                       rows: np.ndarray | None = None) -> np.ndarray:
     """``actions`` as they read after moving the position by the symmetry.
 
-    ``states`` are the untransformed records (a buy names a slot; the circle says which
-    patch is in it). Action ``k`` belongs to state ``rows[k]`` (by default state ``k``) and
-    is moved by that state's ``symmetry``. A buy that is no canonical placement of the
-    patch in its slot, or names an empty slot, becomes -1.
+    ``states`` are the untransformed records (a buy names a slot; the circle, or the
+    draft's face-up row, says which patch is in it). Action ``k`` belongs to state
+    ``rows[k]`` (by default state ``k``) and is moved by that state's ``symmetry``. A buy
+    that is no canonical placement of the patch in its slot, or names an empty slot,
+    becomes -1; the draft's discards stay as they are.
     """
+    draft = isinstance(states, np.ndarray) and states.dtype == DRAFT_STATE_DTYPE
+    n_actions = N_DRAFT_ACTIONS if draft else N_ACTIONS
     sym = _check_symmetry(symmetry, len(states))
     acts = np.asarray(actions, np.int64)
     at = np.arange(len(acts)) if rows is None else np.asarray(rows, np.int64)
     if acts.shape != at.shape:
         raise ValueError(f"actions {acts.shape} and rows {at.shape} must have the same shape")
-    if acts.size and (acts.min() < 0 or acts.max() >= N_ACTIONS):
-        raise ValueError(f"actions must be in 0..{N_ACTIONS - 1}")
+    if acts.size and (acts.min() < 0 or acts.max() >= n_actions):
+        raise ValueError(f"actions must be in 0..{n_actions - 1}")
     g = sym[at]
     out = acts.copy()
-    leather = acts >= LEATHER_BASE
-    out[leather] = LEATHER_BASE + CELL_MAP[g[leather], acts[leather] - LEATHER_BASE]
+    if not draft:
+        leather = acts >= LEATHER_BASE
+        out[leather] = LEATHER_BASE + CELL_MAP[g[leather], acts[leather] - LEATHER_BASE]
     buy = np.flatnonzero(acts < N_BUY_ACTIONS)
     slot, code = np.divmod(acts[buy], SLOT_STRIDE)
-    in_circle = slot < states["circle_len"][at[buy]]
-    patch = np.where(in_circle, states["circle"][at[buy], slot], 0)
+    if draft:
+        face_up = states["row"][at[buy], slot]
+        in_circle = face_up >= 0
+        patch = np.where(in_circle, face_up, 0)
+    else:
+        in_circle = slot < states["circle_len"][at[buy]]
+        patch = np.where(in_circle, states["circle"][at[buy], slot], 0)
     new_code = buy_code_map()[g[buy], patch, code]
     out[buy] = np.where(in_circle & (new_code >= 0), slot * SLOT_STRIDE + new_code, -1)
     return out

@@ -66,11 +66,7 @@ from patchwork_env.training.az.restore_checks import (
     saved_options,
 )
 from patchwork_env.training.az.selfplay.pools import close, make_self_play
-from patchwork_env.training.az.value_targets import (
-    bootstrapped_targets,
-    mixed_targets,
-    playout_values,
-)
+from patchwork_env.training.az.value_targets import bootstrapped_targets, mixed_targets
 from patchwork_env.training.az.warm_start import imitate, start_net, teacher_samples
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from patchwork_env.training.run_folder import CHECKPOINT, clear, run_files
@@ -100,7 +96,7 @@ class AZRun:
                                score_head_weight=opts.score_head_weight,
                                ownership_weight=opts.ownership_weight)
         self.worker = make_self_play(net, opts)
-        self.buffer = ReplayBuffer(opts.buffer_size, opts.rules)
+        self.buffer = ReplayBuffer(opts.buffer_size, opts.rules, opts.game)
 
     def close(self) -> None:
         """Stop the self-play processes, if any."""
@@ -125,7 +121,8 @@ class AZRun:
             check_counters(saved.get("counters"))
             check_learner_state(saved.get("learner"), self.learner.net)
             check_weights(self.learner.net, saved["learner"]["net"])
-            check_buffer_state(saved.get("buffer"), self.buffer.rules, self.opts.buffer_size)
+            check_buffer_state(saved.get("buffer"), self.buffer.rules, self.opts.buffer_size,
+                               self.buffer.game)
             self.learner.load_state_dict(saved["learner"])
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])
@@ -177,9 +174,9 @@ class AZRun:
         start = time.perf_counter()
         playout_weight = opts.playout_weight_at(iteration)
         if playout_weight > 0:
-            estimates = playout_values(batch.states, self.buffer.rules, opts.playouts, seed=seed,
-                                       score_weight=opts.score_weight,
-                                       score_scale=opts.score_scale)
+            estimates = self.buffer.game.playout_values(
+                batch.states, self.buffer.rules, opts.playouts, seed,
+                score_weight=opts.score_weight, score_scale=opts.score_scale)
             batch.values = mixed_targets(batch.values, estimates, playout_weight)
         if opts.root_value_weight > 0:
             batch.values = bootstrapped_targets(batch.values, batch.root_values,

@@ -87,7 +87,7 @@ def start_net(opts: AZOptions) -> AZNet:
     if not opts.init:
         return opts.network()
     try:
-        net = load_az_net(opts.init)
+        net = load_az_net(opts.init, game=opts.game)
     except (OSError, ValueError) as e:
         raise AZRunError(f"--init: {e}") from None
     # heads the file lacks start fresh (a value head that reads the score head, with no

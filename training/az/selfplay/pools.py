@@ -37,7 +37,7 @@ def make_self_play(net: AZNet, opts: AZOptions) -> SelfPlay:
     config, games, rules = opts.search_config(), opts.parallel_games, opts.rules
     service = uses_service(opts, net)
     options = {"full_search_fraction": opts.full_search_fraction,
-               "cheap_simulations": opts.cheap_simulations}
+               "cheap_simulations": opts.cheap_simulations, "game": opts.game}
     if opts.ray_address and service:
         return RayServicePool(net.config(), config, opts.workers, games, rules,
                               opts.ray_address, device=opts.device, precision=opts.precision,

@@ -6,12 +6,19 @@ process, in a separate process or as a remote actor alike: it is built from plai
 (a :class:`~patchwork_env.agents.az.config.SearchConfig`, the number of games in flight,
 the rules and a network config) and takes plain data (a state dict).
 
-It keeps ``parallel_games`` games in flight in one :class:`~patchwork_env.GameBatch`;
+It keeps ``parallel_games`` games in flight in one batch of the game's
+(:class:`~patchwork_env.GameBatch`, or the draft's
+:class:`~patchwork_env.engine.draft_batch.DraftBatch`);
 every move searches all unfinished games together (one network call per simulation for
 all of them), plays the search's actions (Gumbel noise at the root explores), and starts
 a new game in the place of each finished one until ``n_games`` have been played. Each
 position searched becomes a sample: its state record, the improved policy (sparse), the
 player to move and, once the game is over, the result for that player.
+
+A game with hidden information (the draft's face-down deck) is searched on a copy of each
+position with the hidden part drawn again at every move (``AZGame.redeal``), so the
+search never reads what the player to move cannot see; the samples keep the true
+positions, whose observations do not show it either.
 """
 
 from __future__ import annotations
@@ -23,13 +30,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from patchwork_env import GameBatch
 from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.az.games import PATCHWORK, get_game
 from patchwork_env.agents.az.net import AZNet, build_az_net, make_evaluator
 from patchwork_env.agents.az.search import Evaluator, GumbelSearch
-from patchwork_env.agents.az.tree import outcome_values
-from patchwork_env.data.rules import get_rules
-from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.training.az.aux_targets import final_targets
 
 
@@ -41,7 +45,7 @@ class SelfPlayBatch:
     """
 
     states: np.ndarray
-    """``(N,) STATE_DTYPE``: the position before the move."""
+    """``(N,)`` state records of the game: the position before the move."""
     target_offsets: np.ndarray
     target_actions: np.ndarray
     target_probs: np.ndarray
@@ -87,14 +91,15 @@ class SelfPlayWorker:
     ``full_search_fraction``: the chance that a move is searched with ``config``'s
     simulations (its sample a policy target); the other moves are searched with
     ``cheap_simulations`` and their samples teach the value only (playout cap
-    randomization; 1: every move searched in full).
+    randomization; 1: every move searched in full). ``game``: the game played
+    (:mod:`patchwork_env.agents.az.games`, Patchwork by default).
     """
 
     def __init__(self, net_config: dict[str, Any] | None, config: SearchConfig,
                  parallel_games: int, rules: str = "default", threads: int | None = None,
                  evaluate: Evaluator | None = None, device: str | torch.device = "cpu",
                  precision: str = "fp32", *, full_search_fraction: float = 1.0,
-                 cheap_simulations: int = 4) -> None:
+                 cheap_simulations: int = 4, game: str = "patchwork") -> None:
         if parallel_games < 1:
             raise ValueError(f"parallel_games must be at least 1, got {parallel_games}")
         if (net_config is None) == (evaluate is None):
@@ -102,7 +107,8 @@ class SelfPlayWorker:
                              "not both")
         self.config = config
         self.parallel_games = int(parallel_games)
-        self.rules = get_rules(rules)
+        self.game = get_game(game)
+        self.rules = self.game.get_rules(rules)
         self.net: AZNet | None = None
         """The worker's own network; ``None`` where ``evaluate`` evaluates elsewhere (an
         inference service, :mod:`.inference`)."""
@@ -110,10 +116,11 @@ class SelfPlayWorker:
             self.net = build_az_net(net_config).eval()
             evaluate = make_evaluator(self.net, device, precision)
         self.threads = threads
-        self._search = GumbelSearch(self.parallel_games, config)
+        self._search = GumbelSearch(self.parallel_games, config, game=self.game)
         self.full_search_fraction = float(full_search_fraction)
         self._cheap_search = (GumbelSearch(self.parallel_games,
-                                           config.replace(simulations=cheap_simulations))
+                                           config.replace(simulations=cheap_simulations),
+                                           game=self.game)
                               if self.full_search_fraction < 1 else None)
         self._evaluate: Evaluator = evaluate  # type: ignore[assignment]
 
@@ -138,11 +145,12 @@ class SelfPlayWorker:
         start = time.perf_counter()
         rng = np.random.default_rng(seed)
         width = min(n_games, self.parallel_games)
-        games = GameBatch.new(width, seed=int(rng.integers(2**63)), rules=self.rules)
+        game = self.game
+        games = game.batch_type.new(width, seed=int(rng.integers(2**63)), rules=self.rules)
         game_of_row = np.arange(width)
         started = width
         outcome0 = np.zeros(n_games, np.float32)  # each game's result for player 0
-        final = np.zeros(n_games, STATE_DTYPE)
+        final = np.zeros(n_games, game.state_dtype)
         parts: list[tuple] = []
         tree_s = net_s = 0.0
         evaluations = moves = simulations = 0
@@ -157,7 +165,9 @@ class SelfPlayWorker:
                 if search is None or not len(picked):
                     continue
                 states = games.state[picked]
-                result = search.run(states, self.rules, self._evaluate, rng)
+                seen = (states if game.redeal is None
+                        else game.redeal(states, self.rules, int(rng.integers(2**63))))
+                result = search.run(seen, self.rules, self._evaluate, rng)
                 tree_s += result.stats.tree_seconds
                 net_s += result.stats.network_seconds
                 evaluations += result.stats.evaluations
@@ -179,12 +189,13 @@ class SelfPlayWorker:
                     started += new
                 live[done[new:]] = False
         players = np.zeros(n_games, np.int64)
-        outcome_values(final, players, self.rules.bonus_points, self.config.score_weight,
-                       self.config.score_scale, outcome0)
-        finished = GameBatch(final, self.rules)
+        game.outcome_values(final, players, game.bonus_points(self.rules),
+                            self.config.score_weight, self.config.score_scale, outcome0)
+        finished = game.batch_type(final, self.rules)
         batch = _concatenate(parts, outcome0, finished.winners())
-        batch.score_diffs, batch.final_quilts = final_targets(batch.states,
-                                                              final[batch.game_ids], self.rules)
+        if game is PATCHWORK:  # the draft's networks have no auxiliary heads
+            batch.score_diffs, batch.final_quilts = final_targets(
+                batch.states, final[batch.game_ids], self.rules)
         scores = finished.scores()
         batch.games = n_games
         batch.stats = {"seconds": time.perf_counter() - start, "tree_seconds": tree_s,
