@@ -124,3 +124,4 @@ def test_the_web_picture_is_taken_where_asked(tmp_path: Path) -> None:
     done = run("docs/make_web_play.py", "--out", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert Image.open(out).size == (1280, 720)
+    assert Image.open(tmp_path / "web_play_draft.png").size == (1280, 720)

@@ -100,6 +100,12 @@ async function runAgent() {
 }
 
 function update(state) {
+  const fresh = !ui.state || ui.state.id !== state.id || !ui.state.game;
+  if (fresh && $("game").value !== state.game) {  // the form's choices follow the game shown
+    $("game").value = state.game;
+    fillGameChoices();
+    $("rules").value = state.rules;
+  }
   render(state);
   history.replaceState(null, "", `#game=${encodeURIComponent(state.id)}`);
   if (state.agent_to_move) runAgent();
