@@ -172,3 +172,13 @@ def test_config_offers_each_games_presets_and_agents() -> None:
     assert config["games"]["draft"]["presets"] == ["default", "no-stars"]
     assert "az" in config["games"]["patchwork"]["agents"]
     assert "az" not in config["games"]["draft"]["agents"]
+
+
+def test_undo_takes_back_a_draft_move_and_the_reply(client: TestClient) -> None:
+    state = human_turn(client, new_draft(client, seed=5))
+    path = f"/api/games/{state['id']}"
+    moved = human_turn(client, client.post(f"{path}/move",
+                                           json={"action": state["legal"][0]}).json())
+    assert len(moved["moves"]) > len(state["moves"])
+    back = client.post(f"{path}/undo").json()
+    assert {**back, "can_undo": False} == {**state, "can_undo": False}
