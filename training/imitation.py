@@ -19,11 +19,10 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from patchwork_env import GameBatch, agents
+from patchwork_env import agents
+from patchwork_env.agents.az.games import get_game
 from patchwork_env.data.rules import Rules
-from patchwork_env.engine.batch import sample_legal
 from patchwork_env.envs.rewards import final_rewards
-from patchwork_env.views.observation import observe_batch
 
 
 @dataclass
@@ -46,19 +45,21 @@ class Demonstrations:
 
 def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
                    score_scale: float, n_games: int = 256, explore: float = 0.1,
-                   progress: bool = False, rules: str | Rules = "default"
-                   ) -> Demonstrations:
+                   progress: bool = False, rules: str | Rules = "default",
+                   game: str = "patchwork") -> Demonstrations:
     """At least ``n_positions`` positions from finished games of ``teacher`` (an agent
     spec) against itself.
 
     With probability ``explore`` a move is played at random instead of the teacher's (the
     recorded action is still the teacher's). A position's return is the final reward of
-    the player to move there, as the training environment pays it.
+    the player to move there, as the training environment pays it. ``game``: the game
+    played (``"patchwork"`` or ``"draft"``, whose ``rules`` and agents it takes).
     """
     rng = np.random.default_rng(seed)
     n_games = min(n_games, max(1, n_positions // 50))  # about 50 positions per game
-    batch = GameBatch.new(n_games, seed=seed, rules=rules)
-    player = agents.make(teacher, seed=seed)
+    kind = get_game(game)
+    batch = kind.batch_type.new(n_games, seed=seed, rules=rules)
+    player = agents.make(teacher, seed=seed, game=kind.name)
     # The bar counts the positions recorded, every turn of the batch; it stops one short of
     # the total while the last games are finished (those still unfinished are dropped).
     bar = tqdm(total=n_positions, unit="position", disable=not progress, dynamic_ncols=True,
@@ -74,14 +75,15 @@ def demonstrations(teacher: str, n_positions: int, seed: int, reward: str,
     while finished_positions < n_positions:
         mask = batch.legal_mask()
         chosen = player.act(batch, rows)
-        obs.append(observe_batch(batch))
+        obs.append(kind.observe(batch.state, batch.rules))
         states.append(batch.state.copy())
         masks.append(mask)
         actions.append(chosen)
         seats.append(batch.to_move.astype(np.int64))
         games.append(game_ids.copy())
         plies += 1
-        played = np.where(rng.random(n_games) < explore, sample_legal(mask, rng), chosen)
+        played = np.where(rng.random(n_games) < explore, kind.sample_legal(mask, rng),
+                          chosen)
         batch.step(played, check=False)
         recorded += n_games
         bar.update(max(0, min(recorded, n_positions - 1) - bar.n))

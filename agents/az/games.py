@@ -25,8 +25,8 @@ from patchwork_env.data.draft_actions import N_DRAFT_ACTIONS
 from patchwork_env.data.draft_rules import get_draft_rules
 from patchwork_env.data.rules import get_rules
 from patchwork_env.data.tables import RuleTables
-from patchwork_env.engine.batch import GameBatch
-from patchwork_env.engine.draft_batch import DraftBatch, star_args
+from patchwork_env.engine.batch import GameBatch, sample_legal
+from patchwork_env.engine.draft_batch import DraftBatch, sample_draft_legal, star_args
 from patchwork_env.engine.draft_batch_kernels import enumerate_legal as draft_enumerate_legal
 from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE
 from patchwork_env.engine.draft_kernels import apply_action as draft_apply_action
@@ -156,12 +156,14 @@ class AZGame(NamedTuple):
     round_trip: Callable[[np.void, Any], None]
     """Check that a state record is one a game can reach (through its state dict);
     ``ValueError`` or ``TypeError`` if not."""
+    sample_legal: Callable[..., np.ndarray]
+    """``(masks, rng) -> (N,) int64``: an action drawn uniformly from each legal mask."""
 
 
 PATCHWORK = AZGame("patchwork", N_ACTIONS, STATE_DTYPE, get_rules,
                    lambda rules: layout(rules).size, _observe_patchwork,
                    _patchwork_move_args, lambda rules: rules.bonus_points, {}, GameBatch,
-                   outcome_values, playout_values, None, _round_trip_patchwork)
+                   outcome_values, playout_values, None, _round_trip_patchwork, sample_legal)
 DRAFT = AZGame("draft", N_DRAFT_ACTIONS, DRAFT_STATE_DTYPE, get_draft_rules,
                lambda rules: draft_layout(rules).size, _observe_draft, star_args,
                lambda rules: 0,
@@ -169,7 +171,7 @@ DRAFT = AZGame("draft", N_DRAFT_ACTIONS, DRAFT_STATE_DTYPE, get_draft_rules,
                 "write_legal_mask": draft_write_legal_mask,
                 "outcome_value": draft_outcome_value},
                DraftBatch, draft_outcome_values, draft_playout_values, redeal_hidden,
-               _round_trip_draft)
+               _round_trip_draft, sample_draft_legal)
 GAMES = {g.name: g for g in (PATCHWORK, DRAFT)}
 """The games by name."""
 

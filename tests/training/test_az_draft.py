@@ -23,8 +23,10 @@ from patchwork_env.training.az.options import AZOptions, AZRunError
 from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.symmetry import SYMMETRIES, star_symmetries
 from patchwork_env.training.az.trainer import NET_FILE, run_az
-from patchwork_env.training.checkpoint import CheckpointError
+from patchwork_env.training.az.warm_start import teacher_samples
+from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 from patchwork_env.training.metrics import read_metrics
+from patchwork_env.training.run_folder import CHECKPOINT
 
 DECK = list(range(33))
 """A deck in patch-id order: face up 0, 1, 2, then the deck from the top."""
@@ -50,6 +52,22 @@ def test_a_draft_run_trains_and_writes_a_draft_network(tmp_path):
     assert len(read_metrics(opts.folder() / "metrics.csv")) == 2
     net = load_az_net(opts.folder() / NET_FILE, game="draft")
     assert net.game == "draft" and net.n_actions == DRAFT.n_actions
+
+
+def test_the_draft_greedy_teacher_gives_legal_samples():
+    samples = teacher_samples("greedy", 100, 0, DRAFT.get_rules("default"), 0.5, 20.0, 1.0,
+                              2, game=DRAFT)
+    masks = DraftBatch(samples.states.copy()).legal_mask()
+    assert len(samples) >= 100
+    assert masks[np.arange(len(samples)), samples.target_actions].all()
+    assert np.isfinite(samples.values).all() and (np.abs(samples.values) <= 1).all()
+
+
+def test_a_draft_run_imitates_its_teacher_first(tmp_path):
+    opts = tiny(tmp_path, iterations=1, teacher="greedy", teacher_positions=100,
+                teacher_epochs=1.0)
+    run_az(opts, log=None)
+    assert load_checkpoint(opts.folder() / CHECKPOINT)["counters"]["warm_started"]
 
 
 def test_a_resumed_draft_run_ends_as_one_never_stopped(tmp_path):
@@ -83,7 +101,7 @@ def test_a_draft_network_file_refuses_to_load_for_patchwork(tmp_path):
 
 
 @pytest.mark.parametrize("changes, flag", [
-    ({"teacher": "greedy"}, "--teacher"), ({"leaf_playouts": 4}, "--leaf-playouts"),
+    ({"teacher": "az"}, "--teacher"), ({"leaf_playouts": 4}, "--leaf-playouts"),
     ({"eval_every": 5}, "--eval-every"), ({"score_head_weight": 0.1}, "--score-head-weight"),
     ({"net": "stencil"}, "--net"), ({"inference": "service"}, "--inference"),
     ({"rules": "no-bonus"}, "--rules"), ({"game": "chess"}, "--game")])

@@ -154,8 +154,9 @@ class AZOptions:
     """An az network file to start from (default: fresh weights from the seed); read only
     when the run starts, since a resumed run's network is its checkpoint's."""
     teacher: str = "greedy"
-    """An agent spec whose play the network imitates before self-play (e.g. greedy; empty:
-    none, start from a uniform prior); see training/az/warm_start.py."""
+    """An agent spec whose play the network imitates before self-play (e.g. greedy, an
+    agent of the game played; empty: none, start from a uniform prior); see
+    training/az/warm_start.py."""
     teacher_positions: int = 50_000
     """Positions of the teacher's play to imitate."""
     teacher_epochs: float = 4.0
@@ -289,7 +290,7 @@ class AZOptions:
             if spec.split(":")[0].strip() == "human":
                 raise AZRunError(f"{name}: {spec} is not an agent that plays by itself")
             try:
-                agents.make(spec, seed=0)
+                agents.make(spec, seed=0, game=self.game)
             except ValueError as e:
                 raise AZRunError(f"{name}: {spec}: {str(e).splitlines()[0]}") from None
 
@@ -299,8 +300,6 @@ class AZOptions:
         refused = [
             (self.leaf_playouts > 0, f"--leaf-playouts: the {name} game's search has no leaf "
                                      "playouts: pass --leaf-playouts 0"),
-            (bool(self.teacher), f"--teacher: the {name} game has no teacher agent yet: pass "
-                                 "--teacher ''"),
             (self.aux_heads, f"--score-head-weight and --ownership-weight: the {name} game's "
                              "network has no auxiliary heads: pass 0"),
             (self.eval_every > 0, f"--eval-every: the {name} game's networks are not "

@@ -148,9 +148,10 @@ class AZRun:
         start = time.perf_counter()
         samples = teacher_samples(opts.teacher, opts.teacher_positions, opts.seed,
                                   self.buffer.rules, opts.score_weight, opts.score_scale,
-                                  opts.playout_weight_at(0), opts.playouts, progress)
+                                  opts.playout_weight_at(0), opts.playouts, progress,
+                                  self.buffer.game)
         result = imitate(self.learner, samples, self.buffer.rules, opts.teacher_epochs,
-                         opts.batch_size, opts.seed, opts.augment, progress)
+                         opts.batch_size, opts.seed, opts.augment, progress, self.buffer.game)
         self.train_s += time.perf_counter() - start
         self.wall_s += time.perf_counter() - start
         self.warm_started = True

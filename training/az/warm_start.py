@@ -21,37 +21,40 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from patchwork_env.agents.az.games import PATCHWORK, AZGame
 from patchwork_env.agents.az.net import AZNet, check_weights, load_az_net
-from patchwork_env.agents.az.tree import outcome_values
 from patchwork_env.data.rules import Rules
 from patchwork_env.training.az.aux_targets import final_targets
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.options import AZOptions, AZRunError
 from patchwork_env.training.az.selfplay import SelfPlayBatch
-from patchwork_env.training.az.value_targets import mixed_targets, playout_values
+from patchwork_env.training.az.value_targets import mixed_targets
 from patchwork_env.training.imitation import demonstrations
 
 
 def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
                     score_weight: float, score_scale: float, playout_weight: float,
-                    playouts: int, progress: bool = False) -> SelfPlayBatch:
-    """At least ``positions`` positions of ``teacher``'s play as search-style samples."""
+                    playouts: int, progress: bool = False, game: AZGame = PATCHWORK
+                    ) -> SelfPlayBatch:
+    """At least ``positions`` positions of ``teacher``'s play of ``game`` (Patchwork by
+    default) as search-style samples."""
     demos = demonstrations(teacher, positions, seed, reward="win", score_scale=1.0,
-                           progress=progress, rules=rules)
+                           progress=progress, rules=rules, game=game.name)
     n = len(demos)
     movers = demos.states["to_move"].astype(np.int64)
     values = np.empty(n, np.float64)
-    outcome_values(demos.final_states, movers, rules.bonus_points, score_weight, score_scale,
-                   values)
+    game.outcome_values(demos.final_states, movers, game.bonus_points(rules), score_weight,
+                        score_scale, values)
     values = values.astype(np.float32)
     if playout_weight > 0:
         if progress:
             print(f"random playouts: {playouts} from each of {n} positions", file=sys.stderr)
-        estimates = playout_values(demos.states, rules, playouts, seed, score_weight,
-                                   score_scale)
+        estimates = game.playout_values(demos.states, rules, playouts, seed, score_weight,
+                                        score_scale)
         values = mixed_targets(values, estimates, playout_weight)
-    score_diffs, final_quilts = final_targets(demos.states, demos.final_states, rules)
+    score_diffs, final_quilts = (final_targets(demos.states, demos.final_states, rules)
+                                 if game is PATCHWORK else (None, None))
     return SelfPlayBatch(states=demos.states, target_offsets=np.arange(n + 1, dtype=np.int64),
                          target_actions=demos.actions.astype(np.int64),
                          target_probs=np.ones(n, np.float32), values=values,
@@ -61,11 +64,12 @@ def teacher_samples(teacher: str, positions: int, seed: int, rules: Rules,
 
 
 def imitate(learner: Learner, samples: SelfPlayBatch, rules: Rules, epochs: float,
-            batch_size: int, seed: int, augment: bool, progress: bool = False
-            ) -> dict[str, Any]:
-    """``epochs`` passes (in minibatch steps) of ``learner`` over ``samples``; the mean
-    losses of the last tenth of the steps. ``progress``: a bar of the steps on stderr."""
-    buffer = ReplayBuffer(len(samples), rules)
+            batch_size: int, seed: int, augment: bool, progress: bool = False,
+            game: AZGame = PATCHWORK) -> dict[str, Any]:
+    """``epochs`` passes (in minibatch steps) of ``learner`` over ``samples`` of ``game``;
+    the mean losses of the last tenth of the steps. ``progress``: a bar of the steps on
+    stderr."""
+    buffer = ReplayBuffer(len(samples), rules, game)
     buffer.add(samples)
     rng = np.random.default_rng([seed, 2])
     steps = max(1, math.ceil(epochs * len(samples) / batch_size))
