@@ -59,8 +59,8 @@ def test_the_registry_builds_each_draft_agent() -> None:
 
 
 @pytest.mark.parametrize(("spec", "game", "message"), [
-    ("az", "draft", "agent 'az' does not play Patchwork Draft"),
     ("ppo:x.pt", "draft", "agent 'ppo' does not play Patchwork Draft"),
+    ("ppo-sample", "draft", "agent 'ppo-sample' does not play Patchwork Draft"),
     ("human", "draft", "agent 'human' does not play Patchwork Draft"),
     ("chess-engine", "draft", "unknown agent 'chess-engine'"),
     ("mcts:lots", "draft", "bad MCTS budget"),

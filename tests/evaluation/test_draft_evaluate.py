@@ -58,8 +58,8 @@ def test_draft_tasks_carry_their_game() -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["random", "az"], "agent 'az' does not play Patchwork Draft"),
     (["random", "ppo"], "agent 'ppo' does not play Patchwork Draft"),
+    (["random", "ppo-sample"], "agent 'ppo-sample' does not play Patchwork Draft"),
     (["random", "human"], "agent 'human' does not play Patchwork Draft"),
     (["random", "mcts:lots"], "bad MCTS budget"),
     (["random", "greedy", "--rules", "revised"],
@@ -94,4 +94,4 @@ def test_the_help_lists_the_draft_agents_and_presets(capsys: pytest.CaptureFixtu
     draft = text[text.index("with --game draft (Patchwork Draft), agent specs"):]
     for entry in ("random", "greedy", "mcts[:N|:Ss]", "default", "no-stars"):
         assert f"\n  {entry} " in draft, entry
-    assert "az" not in draft
+    assert "\n  ppo" not in draft

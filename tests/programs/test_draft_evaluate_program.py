@@ -19,6 +19,6 @@ def test_a_draft_tournament_runs_as_a_program(tmp_path: Path) -> None:
 
 
 def test_an_agent_of_the_other_game_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
-    err = one_line_error(run("evaluate.py", "--game", "draft", "random", "az", cwd=tmp_path))
-    assert "agent 'az' does not play Patchwork Draft" in err
+    err = one_line_error(run("evaluate.py", "--game", "draft", "random", "ppo", cwd=tmp_path))
+    assert "agent 'ppo' does not play Patchwork Draft" in err
     assert list(tmp_path.iterdir()) == []
