@@ -3,8 +3,9 @@
 A spec is an agent's name with an optional argument (``mcts:200``, ``ppo:runs/x/best.pt``);
 :data:`SPECS` lists them, each with its builder and the line that describes it (the
 command lines print that table in their ``--help``). :data:`DRAFT_SPECS` lists those that
-play Patchwork Draft (``make("mcts:400", game="draft")``): ``random``, ``greedy`` and
-``mcts``. The spec of an agent that runs a
+play Patchwork Draft (``make("mcts:400", game="draft")``): ``random``, ``greedy``,
+``mcts``, ``az:PATH[:SIMS]`` and ``az-policy:PATH`` (a draft network; none is shipped, and
+its search has no leaf playouts, so there is no ``az-playouts``). The spec of an agent that runs a
 network (``az``, ``az-playouts``, ``az-policy``, ``ppo``, ``ppo-sample``) may end with
 ``@DEVICE``, where its network runs (``az:runs/x/net.pt:64@cuda:1``; see
 :mod:`.device`). :func:`make` builds an agent, :func:`make_opponent` an opponent for the
@@ -79,6 +80,18 @@ def _az_policy(arg: str | None, seed: int | None, device: str | None) -> Agent:
     return make_az_policy(arg, seed, device)
 
 
+def _draft_az(arg: str | None, seed: int | None, device: str | None) -> Agent:
+    from patchwork_env.agents.az.agent import make_az
+
+    return make_az(arg, seed, device, game="draft")
+
+
+def _draft_az_policy(arg: str | None, seed: int | None, device: str | None) -> Agent:
+    from patchwork_env.agents.az.agent import make_az_policy
+
+    return make_az_policy(arg, seed, device, game="draft")
+
+
 def _draft_greedy(arg: str | None, seed: int | None, device: str | None) -> Agent:
     from patchwork_env.agents.draft_greedy import DraftGreedyAgent
 
@@ -143,6 +156,11 @@ DRAFT_SPECS: tuple[AgentSpec, ...] = (
     AgentSpec("mcts", "mcts[:N|:Ss]", _draft_mcts, True,
               "UCT tree search over many dealings of the unseen deck: N simulations per "
               "move (default 400) or S seconds"),
+    AgentSpec("az", "az:PATH[:SIMS]", _draft_az, True,
+              "a search-guided draft network with at most SIMS network evaluations per move "
+              "(default 32), searching dealings of the unseen deck", True),
+    AgentSpec("az-policy", "az-policy:PATH", _draft_az_policy, True,
+              "the same network without search: its most likely legal move", True),
 )
 """The agents :func:`make` builds for Patchwork Draft (``game="draft"``)."""
 
@@ -192,6 +210,9 @@ def parse_spec(spec: str, game: str = "patchwork") -> tuple[str, str | None]:
     name, sep, arg = spec.strip().partition(":")
     if check_game(game) == "draft":
         by_name, help_line = _DRAFT_BY_NAME, DRAFT_SPEC_HELP
+        if name == "az-playouts":
+            raise AgentSpecError("agent 'az-playouts' does not play Patchwork Draft: the "
+                                 "draft's search has no leaf playouts (use az:PATH[:SIMS])")
         if name in _BY_NAME and name not in by_name:
             raise AgentSpecError(f"agent {name!r} does not play Patchwork Draft: choose from "
                                  f"{help_line}")

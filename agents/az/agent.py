@@ -16,6 +16,13 @@ Without ``PATH`` all three play the network shipped with the package, :data:`DEF
 network on a device (:mod:`~patchwork_env.agents.device`; the CPU unless told otherwise)
 in a precision (``fp32`` unless told otherwise); its moves come from float32 results
 either way.
+
+Patchwork Draft (``game="draft"``) has ``az:PATH[:SIMS]`` and ``az-policy:PATH``, playing a
+draft network (no network is shipped for it, so ``PATH`` is needed; its search has no leaf
+playouts, so no ``az-playouts``). The draft's search runs on a copy of each game whose
+face-down deck is dealt again from the agent's generator (:func:`~.games.redeal_hidden`,
+as self-play does), so the agent never reads the hidden order: two positions differing
+only there get the same move.
 """
 
 from __future__ import annotations
@@ -28,12 +35,12 @@ import torch
 
 from patchwork_env import GameBatch
 from patchwork_env.agents.az.config import PLAY, SearchConfig
+from patchwork_env.agents.az.games import AZGame, get_game
 from patchwork_env.agents.az.net import AZNet, load_az_net, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
 from patchwork_env.agents.base import Agent, check_rows
 from patchwork_env.agents.policy_agent import masked_actions
 from patchwork_env.agents.shipped import AZ_MODEL
-from patchwork_env.views.observation import layout, observe
 
 DEFAULT_EVALUATIONS = 32
 """Network evaluations per move of ``az:PATH``."""
@@ -46,11 +53,12 @@ MAX_EVALUATIONS = 100_000
 allocated up front for the whole budget (about 300 bytes a simulation)."""
 
 
-def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
-                 ) -> tuple[Path, int]:
+def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True,
+                 game: str = "patchwork") -> tuple[Path, int]:
     """``None``, ``"SIMS"``, ``"PATH"`` or ``"PATH:SIMS"`` as ``(path, evaluations per
-    move)`` (no path: :data:`DEFAULT_MODEL`); ``ValueError`` with a one-line reason for a
-    bad budget, ``FileNotFoundError`` if there is no network file."""
+    move)`` (no path: :data:`DEFAULT_MODEL`, Patchwork's only); ``ValueError`` with a
+    one-line reason for a bad budget or a draft spec without a path, ``FileNotFoundError``
+    if there is no network file."""
     path, evaluations = arg or "", DEFAULT_EVALUATIONS
     head, sep, tail = path.rpartition(":")
     if budget and sep and tail.strip().isdigit():
@@ -60,6 +68,9 @@ def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
     if not 1 <= evaluations <= MAX_EVALUATIONS:
         raise ValueError(f"{name} needs at least 1 and at most {MAX_EVALUATIONS:,} network "
                          f"evaluations per move, got {evaluations}")
+    if not path and game != "patchwork":
+        raise ValueError(f"no az network is shipped for the {game} game: pass {name}:PATH "
+                         f"(a network trained with train.py --algo az --game {game})")
     if not path:
         if not DEFAULT_MODEL.is_file():
             raise FileNotFoundError(f"no model file at {DEFAULT_MODEL} (no az network has "
@@ -68,11 +79,24 @@ def parse_az_arg(arg: str | None, name: str = "az", budget: bool = True
     return Path(path), evaluations
 
 
-def _check_rules(net: AZNet, batch: GameBatch, spec: str) -> None:
-    size = layout(batch.rules).size
+def _check_batch(net: AZNet, game: AZGame, batch: GameBatch, spec: str) -> None:
+    if batch.state.dtype != game.state_dtype:
+        raise ValueError(f"{spec} plays a network of the {game.name} game, not these games "
+                         f"of {type(batch).__name__}")
+    size = game.observation_size(batch.rules)
     if size != net.obs_size:
         raise ValueError(f"{spec} expects observations of {net.obs_size} values, the rules "
                          f"{batch.rules} give {size}")
+
+
+def _load(net: AZNet | str | Path, game: str | None) -> tuple[AZNet, AZGame]:
+    """The network (a file's loaded for ``game``, default Patchwork) in eval mode and its
+    game; ``ValueError`` for a network object of another game than ``game``."""
+    if isinstance(net, str | Path):
+        net = load_az_net(net, game=game or "patchwork")
+    elif game is not None and net.game != get_game(game).name:
+        raise ValueError(f"an az network of the {net.game} game cannot play {game}")
+    return net.eval(), get_game(net.game)
 
 
 class AZAgent(Agent):
@@ -85,15 +109,18 @@ class AZAgent(Agent):
     ``evaluations``. The playouts' seeds come from the agent's generator. ``device`` and
     ``precision``: where and how the network runs (:func:`~.net.make_evaluator`; a
     network given as an object is moved there; ``device=None``: a file's network on the
-    CPU, an object's where it is).
+    CPU, an object's where it is). ``game``: the game it plays (a file's network of the
+    other game is refused; ``None``: a network object's own game, a file's Patchwork). In
+    a game with hidden information (the draft) each search runs on copies with the hidden
+    part dealt again from the agent's generator (``AZGame.redeal``).
     """
 
     def __init__(self, net: AZNet | str | Path, evaluations: int = DEFAULT_EVALUATIONS,
                  seed: int | None = None, spec: str | None = None,
                  config: SearchConfig = PLAY, device: str | torch.device | None = None,
-                 precision: str = "fp32", **changes: Any) -> None:
+                 precision: str = "fp32", game: str | None = None, **changes: Any) -> None:
         super().__init__(seed)
-        self.net = load_az_net(net, game="patchwork") if isinstance(net, str | Path) else net.eval()
+        self.net, self.game = _load(net, game)
         self._evaluate = make_evaluator(self.net, device, precision)
         self.evaluations = int(evaluations)
         if self.evaluations < 1:
@@ -107,16 +134,18 @@ class AZAgent(Agent):
 
     def _searcher(self, n: int) -> GumbelSearch:
         if self._search is None or self._search.n_games < n:
-            self._search = GumbelSearch(n, self.config)
+            self._search = GumbelSearch(n, self.config, game=self.game)
         return self._search
 
     def act(self, batch: GameBatch, rows: np.ndarray) -> np.ndarray:
         rows = check_rows(batch, rows)
         if len(rows) == 0:
             return np.zeros(0, np.int64)
-        _check_rules(self.net, batch, self.spec)
-        result = self._searcher(len(rows)).run(batch.state[rows], batch.rules,
-                                               self._evaluate, self.rng)
+        _check_batch(self.net, self.game, batch, self.spec)
+        states = batch.state[rows]
+        if self.game.redeal is not None:
+            states = self.game.redeal(states, batch.rules, int(self.rng.integers(2**63)))
+        result = self._searcher(len(rows)).run(states, batch.rules, self._evaluate, self.rng)
         self.last_stats = result.stats
         return result.actions
 
@@ -124,13 +153,14 @@ class AZAgent(Agent):
 class AZPolicyAgent(Agent):
     """A network played without search: its legal action of highest logit (chosen by
     :func:`~patchwork_env.agents.policy_agent.masked_actions`, as every learned player's
-    move is); ``device`` and ``precision`` as :class:`AZAgent` has them."""
+    move is); ``device``, ``precision`` and ``game`` as :class:`AZAgent` has them (an
+    observation holds nothing hidden, so nothing is redealt)."""
 
     def __init__(self, net: AZNet | str | Path, seed: int | None = None,
                  spec: str | None = None, device: str | torch.device | None = None,
-                 precision: str = "fp32") -> None:
+                 precision: str = "fp32", game: str | None = None) -> None:
         super().__init__(seed)
-        self.net = load_az_net(net, game="patchwork") if isinstance(net, str | Path) else net.eval()
+        self.net, self.game = _load(net, game)
         self._evaluate = make_evaluator(self.net, device, precision)
         self.spec = spec or "az-policy"
 
@@ -138,20 +168,21 @@ class AZPolicyAgent(Agent):
         rows = check_rows(batch, rows)
         if len(rows) == 0:
             return np.zeros(0, np.int64)
-        _check_rules(self.net, batch, self.spec)
+        _check_batch(self.net, self.game, batch, self.spec)
         sub = batch[rows]
-        obs = observe(sub.state, sub.rules)
+        obs = self.game.observe(sub.state, sub.rules)
         masks = sub.legal_mask()
         logits, _ = self._evaluate(obs, masks)  # unmasked: masked_actions masks them
         return masked_actions(logits, masks)
 
 
-def make_az(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
-    """The registry's ``az[:PATH][:SIMS]``, its network on ``device`` (``None``: the
-    CPU)."""
-    path, evaluations = parse_az_arg(arg)
-    return AZAgent(load_az_net(path, device, game="patchwork"), evaluations, seed,
-                   spec="az" if arg is None else f"az:{arg}")
+def make_az(arg: str | None, seed: int | None, device: str | None = None,
+            game: str = "patchwork") -> Agent:
+    """The registry's ``az[:PATH][:SIMS]`` of ``game``, its network on ``device``
+    (``None``: the CPU)."""
+    path, evaluations = parse_az_arg(arg, game=game)
+    return AZAgent(load_az_net(path, device, game=game), evaluations, seed,
+                   spec="az" if arg is None else f"az:{arg}", game=game)
 
 
 def make_az_playouts(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
@@ -162,8 +193,9 @@ def make_az_playouts(arg: str | None, seed: int | None, device: str | None = Non
                    spec="az-playouts" if arg is None else f"az-playouts:{arg}")
 
 
-def make_az_policy(arg: str | None, seed: int | None, device: str | None = None) -> Agent:
-    """The registry's ``az-policy[:PATH]``, its network on ``device``."""
-    path, _ = parse_az_arg(arg, "az-policy", budget=False)
-    return AZPolicyAgent(load_az_net(path, device, game="patchwork"), seed,
-                         spec="az-policy" if arg is None else f"az-policy:{arg}")
+def make_az_policy(arg: str | None, seed: int | None, device: str | None = None,
+                   game: str = "patchwork") -> Agent:
+    """The registry's ``az-policy[:PATH]`` of ``game``, its network on ``device``."""
+    path, _ = parse_az_arg(arg, "az-policy", budget=False, game=game)
+    return AZPolicyAgent(load_az_net(path, device, game=game), seed,
+                         spec="az-policy" if arg is None else f"az-policy:{arg}", game=game)

@@ -102,7 +102,7 @@ def test_a_draft_network_file_refuses_to_load_for_patchwork(tmp_path):
 
 @pytest.mark.parametrize("changes, flag", [
     ({"teacher": "az"}, "--teacher"), ({"leaf_playouts": 4}, "--leaf-playouts"),
-    ({"eval_every": 5}, "--eval-every"), ({"score_head_weight": 0.1}, "--score-head-weight"),
+    ({"score_head_weight": 0.1}, "--score-head-weight"),
     ({"net": "stencil"}, "--net"), ({"inference": "service"}, "--inference"),
     ({"rules": "no-bonus"}, "--rules"), ({"game": "chess"}, "--game")])
 def test_options_the_draft_does_not_take_are_refused_in_one_line(tmp_path, changes, flag):

@@ -80,7 +80,7 @@ def test_web_serves_the_draft_when_asked() -> None:
 
 def test_the_draft_refuses_an_agent_or_preset_of_patchwork_only() -> None:
     assert "does not play Patchwork Draft" in one_line_error(
-        play("--web", "--game", "draft", "--opponent", "az"))
+        play("--web", "--game", "draft", "--opponent", "ppo"))
     assert "no-stars" in one_line_error(play("--game", "draft", "--rules", "classic"))
 
 

@@ -157,7 +157,7 @@ def test_no_answer_holds_the_decks_order() -> None:
 
 
 def test_a_patchwork_only_agent_or_preset_is_refused_for_the_draft(client: TestClient) -> None:
-    cases = {"az": ({"opponent": "az"}, "does not play Patchwork Draft"),
+    cases = {"az": ({"opponent": "az"}, "no az network is shipped for the draft game"),
              "ppo": ({"opponent": "ppo"}, "does not play Patchwork Draft"),
              "rules": ({"opponent": "random", "rules": "classic"}, "no-stars"),
              "game": ({"game": "chess"}, "unknown game")}

@@ -27,7 +27,7 @@ batch, and the network learns the search's improved policy and the games' outcom
     python train.py                                  # the default run, into runs/az-seed0
     python train.py --resume --run-dir runs/az-seed0 --iterations 40
     python evaluate.py az-playouts:runs/az-seed0/net.pt:128 greedy mcts:100 --games 400
-    python train.py --game draft --eval-every 0 --run-dir runs/az-draft
+    python train.py --game draft --run-dir runs/az-draft
 
 A run imitates a teacher first (greedy by default) and mixes random-playout estimates into
 its first value targets; models/README.md gives the commands that trained the shipped

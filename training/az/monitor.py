@@ -55,14 +55,16 @@ def eval_fields(opponents: Sequence[str]) -> list[str]:
 def evaluate_net(net: AZNet, evaluations: int, opponents: Sequence[str], games: int,
                  seed: int = EVAL_SEED, rules: str = "default") -> dict[str, float]:
     """Win rates of ``net`` with search (``evaluations`` per move) and without against each
-    opponent, over ``games`` paired games; keys as :func:`eval_fields`."""
+    opponent, over ``games`` paired games of the network's game; keys as
+    :func:`eval_fields`."""
     row: dict[str, float] = {}
     seeds = setup_seeds(seed, games)
     for opponent in opponents:
         for who, agent in (("az", AZAgent(net, evaluations, seed=seed)),
                            ("policy", AZPolicyAgent(net, seed=seed))):
+            rival = agents.make(opponent, seed=seed, game=net.game)
             pairing = summarise(who, opponent,
-                                play_match(agent, agents.make(opponent, seed=seed), seeds, rules))
+                                play_match(agent, rival, seeds, rules, game=net.game))
             key = f"{who}_vs_{opponent}"
             row[key] = pairing.win_rate_a
             row[key + "_lo"], row[key + "_hi"] = pairing.ci_a

@@ -302,8 +302,6 @@ class AZOptions:
                                      "playouts: pass --leaf-playouts 0"),
             (self.aux_heads, f"--score-head-weight and --ownership-weight: the {name} game's "
                              "network has no auxiliary heads: pass 0"),
-            (self.eval_every > 0, f"--eval-every: the {name} game's networks are not "
-                                  "evaluated during a run yet: pass --eval-every 0"),
             (self.net == "stencil", f"--net: the {name} game's network is mlp, shaped or "
                                     "resnet, not stencil"),
             (self.inference == "service" or (
