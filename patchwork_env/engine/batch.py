@@ -39,6 +39,7 @@ from patchwork_env.engine.batch_kernels import (
 )
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.kernels import STATE_DTYPE
+from patchwork_env.engine.record_batch import RecordBatch
 
 # Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
@@ -84,28 +85,17 @@ def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndar
     return circles, first
 
 
-class GameBatch:
+class GameBatch(RecordBatch):
     """N games of Patchwork under one rule set, stored as a structured numpy array."""
+
+    DTYPE = STATE_DTYPE
+    DTYPE_NAME = "patchwork_env.engine.kernels.STATE_DTYPE"
 
     def __init__(self, state: np.ndarray, rules: str | Rules = "default",
                  rng: np.random.Generator | None = None) -> None:
-        if not isinstance(state, np.ndarray) or state.dtype != STATE_DTYPE or state.ndim != 1:
-            raise TypeError("state must be a 1-D array of patchwork_env.engine.kernels.STATE_DTYPE")
-        self._state = state
+        self._hold(state, rng)
         self.rules = get_rules(rules)
         self.tables = RuleTables.of(self.rules)
-        self.rng = rng if rng is not None else np.random.default_rng()
-        """Generator used by ``reset`` and the random-move helpers when none is given."""
-        # Field views of a structured array cost microseconds to make: make them once.
-        self._views = {name: state[name] for name in STATE_DTYPE.names}
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Pickled, the field views would become copies detached from the state.
-        return {k: v for k, v in self.__dict__.items() if k != "_views"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._views = {name: self._state[name] for name in STATE_DTYPE.names}
 
     # ----- construction -------------------------------------------------------------
     @classmethod
@@ -139,19 +129,6 @@ class GameBatch:
         return cls.from_setups([c for c, _ in setups], [f for _, f in setups], rules,
                                seed=seeds[0] if len(seeds) else None)
 
-    def copy(self) -> GameBatch:
-        """An independent copy (the generator is copied too)."""
-        rng = np.random.Generator(type(self.rng.bit_generator)())
-        rng.bit_generator.state = self.rng.bit_generator.state
-        return GameBatch(self.state.copy(), self.rules, rng)
-
-    def __len__(self) -> int:
-        return len(self.state)
-
-    def __getitem__(self, rows: Any) -> GameBatch:
-        """A batch over a copy of the selected games (sharing this batch's generator)."""
-        return GameBatch(np.atleast_1d(self.state[rows]).copy(), self.rules, self.rng)
-
     # ----- resetting ----------------------------------------------------------------
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
@@ -172,43 +149,14 @@ class GameBatch:
 
     # ----- field views ----------------------------------------------------------------
     @property
-    def state(self) -> np.ndarray:
-        """The ``(N,)`` record array of :data:`STATE_DTYPE` holding every game."""
-        return self._state
-
-    def field(self, name: str) -> np.ndarray:
-        """A view of one field of every game, e.g. ``field("circle")`` is ``(N, 33)``."""
-        return self._views[name]
-
-    @property
-    def to_move(self) -> np.ndarray:
-        """``(N,)`` player to move, -1 where the game is over."""
-        return self._views["to_move"]
-
-    @property
-    def done(self) -> np.ndarray:
-        """``(N,)`` whether each game is over."""
-        return self._views["to_move"] < 0
-
-    @property
     def position(self) -> np.ndarray:
         """``(N, 2)`` token of each player on the time track."""
         return self._views["position"]
 
     @property
-    def buttons(self) -> np.ndarray:
-        """``(N, 2)`` buttons of each player."""
-        return self._views["buttons"]
-
-    @property
     def income(self) -> np.ndarray:
         """``(N, 2)`` button symbols on each player's quilt."""
         return self._views["income"]
-
-    @property
-    def quilts(self) -> np.ndarray:
-        """``(N, 2, 2) uint64``: [game, player, word] bitboards."""
-        return self._views["quilt"]
 
     # ----- batch operations --------------------------------------------------------------
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:

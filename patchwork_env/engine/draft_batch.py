@@ -39,6 +39,7 @@ from patchwork_env.engine.draft_batch_kernels import (
     set_up_games,
 )
 from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE
+from patchwork_env.engine.record_batch import RecordBatch
 
 _ERROR_TEXT = {
     dk.ERR_GAME_OVER: "the game is over",
@@ -112,29 +113,18 @@ def sample_draft_legal(mask: np.ndarray, rng: np.random.Generator | int | None =
     return out
 
 
-class DraftBatch:
+class DraftBatch(RecordBatch):
     """N games of Patchwork Draft under one rule set, stored as a structured numpy array."""
+
+    DTYPE = DRAFT_STATE_DTYPE
+    DTYPE_NAME = "patchwork_env.engine.draft_kernels.DRAFT_STATE_DTYPE"
 
     def __init__(self, state: np.ndarray, rules: str | DraftRules = "default",
                  rng: np.random.Generator | None = None) -> None:
-        if (not isinstance(state, np.ndarray) or state.dtype != DRAFT_STATE_DTYPE
-                or state.ndim != 1):
-            raise TypeError("state must be a 1-D array of "
-                            "patchwork_env.engine.draft_kernels.DRAFT_STATE_DTYPE")
-        self._state = state
+        self._hold(state, rng)
         self.rules = get_draft_rules(rules)
         self.move_args = star_args(self.rules)
         """The rule arguments every move kernel takes, in order."""
-        self.rng = rng if rng is not None else np.random.default_rng()
-        """Generator used by ``reset`` and the random-move helpers when none is given."""
-        self._views = {name: state[name] for name in DRAFT_STATE_DTYPE.names}
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_views"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._views = {name: self._state[name] for name in DRAFT_STATE_DTYPE.names}
 
     # ----- construction -------------------------------------------------------------
     @classmethod
@@ -171,12 +161,6 @@ class DraftBatch:
         return cls.from_setups([d for d, _ in setups], [f for _, f in setups], rules,
                                seed=seeds[0] if len(seeds) else None)
 
-    def copy(self) -> DraftBatch:
-        """An independent copy (the generator is copied too)."""
-        rng = np.random.Generator(type(self.rng.bit_generator)())
-        rng.bit_generator.state = self.rng.bit_generator.state
-        return DraftBatch(self.state.copy(), self.rules, rng)
-
     def redeal(self, seed: np.random.Generator | int) -> DraftBatch:
         """A copy of the games with each face-down deck reshuffled from ``seed``: what the
         players can see (quilts, buttons, points, the face-up row, the set of patches
@@ -184,13 +168,6 @@ class DraftBatch:
         copy = self.copy()
         _kernel("redeal", len(copy))(copy._state, _seed_from(seed))
         return copy
-
-    def __len__(self) -> int:
-        return len(self.state)
-
-    def __getitem__(self, rows: Any) -> DraftBatch:
-        """A batch over a copy of the selected games (sharing this batch's generator)."""
-        return DraftBatch(np.atleast_1d(self.state[rows]).copy(), self.rules, self.rng)
 
     # ----- resetting ----------------------------------------------------------------
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
@@ -208,38 +185,9 @@ class DraftBatch:
 
     # ----- field views ----------------------------------------------------------------
     @property
-    def state(self) -> np.ndarray:
-        """The ``(N,)`` record array of :data:`DRAFT_STATE_DTYPE` holding every game."""
-        return self._state
-
-    def field(self, name: str) -> np.ndarray:
-        """A view of one field of every game, e.g. ``field("row")`` is ``(N, 3)``."""
-        return self._views[name]
-
-    @property
-    def to_move(self) -> np.ndarray:
-        """``(N,)`` player to move, -1 where the game is over."""
-        return self._views["to_move"]
-
-    @property
-    def done(self) -> np.ndarray:
-        """``(N,)`` whether each game is over."""
-        return self._views["to_move"] < 0
-
-    @property
-    def buttons(self) -> np.ndarray:
-        """``(N, 2)`` buttons of each player."""
-        return self._views["buttons"]
-
-    @property
     def points(self) -> np.ndarray:
         """``(N, 2)`` row, column and star points of each player (rules 13.4, 13.5)."""
         return self._views["points"]
-
-    @property
-    def quilts(self) -> np.ndarray:
-        """``(N, 2, 2) uint64``: [game, player, word] bitboards."""
-        return self._views["quilt"]
 
     @property
     def face_up(self) -> np.ndarray:
