@@ -17,6 +17,7 @@ from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.selfplay import SelfPlayWorker
 from patchwork_env.training.az.selfplay.processes import WorkerPool, merge
 from patchwork_env.training.az.selfplay.service import ServicePool
+from patchwork_env.training.checkpoint import load_checkpoint
 from tests.agents.test_az import tiny_options
 from tests.training.test_az_hostile import AZ, one_line
 
@@ -116,6 +117,17 @@ def test_a_run_with_cheap_searches_trains(tmp_path: Path) -> None:
     opts = tiny_options(tmp_path, full_search_fraction=0.5, cheap_simulations=1)
     run_az(opts, log=lambda *args, **kw: None)
     assert (tmp_path / "checkpoint.pt").exists()
+
+
+def test_the_learner_steps_follow_the_policy_targets(tmp_path: Path) -> None:
+    """A cheaply searched move adds a value sample but no learner step, so a run with cheap
+    searches learns as much per policy target as the default run, not per position."""
+    opts = tiny_options(tmp_path, iterations=1, batch_size=8, sample_reuse=4.0, **CAP)
+    last = run_az(opts, log=lambda *args, **kw: None)
+    flags = load_checkpoint(tmp_path / "checkpoint.pt")["buffer"]["policy_targets"]
+    targets = int(flags.sum())
+    assert 0 < targets < len(flags)
+    assert last["learner_steps"] == -(-4 * targets // 8)
 
 
 @pytest.mark.parametrize(("args", "flag"), [

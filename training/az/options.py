@@ -187,8 +187,8 @@ class AZOptions:
     batch_size: int = 256
     """Samples per learner step."""
     sample_reuse: float = 4.0
-    """Learner steps per iteration: enough for each new sample to be drawn this many times
-    on average."""
+    """Learner steps per iteration: enough for each new policy target to be drawn this many
+    times on average (every sample is one, unless full_search_fraction is below 1)."""
     augment: bool = True
     """Show the learner each sample under a random one of the quilt's 8 symmetries."""
     buffer_size: int = 100_000

@@ -186,13 +186,17 @@ class AZRun:
         self.buffer.add(batch)
         self.games += batch.games
 
-        # 3. Learning: minibatch steps on the replay buffer, enough for each new sample to
-        #    be drawn sample_reuse times on average.
+        # 3. Learning: minibatch steps on the replay buffer, enough for each new policy
+        #    target to be drawn sample_reuse times on average. Under playout cap
+        #    randomization the cheaply searched moves add value samples but no steps, so
+        #    cheaper games buy more games per hour rather than more learning per game.
         start = time.perf_counter()
         learning_rate = opts.learning_rate_at(iteration)
         self.learner.set_learning_rate(learning_rate)
         rng = np.random.default_rng([opts.seed, iteration, 1])
-        steps = max(1, math.ceil(opts.sample_reuse * len(batch) / opts.batch_size))
+        policy_samples = (len(batch) if batch.policy_targets is None
+                          else int(np.count_nonzero(batch.policy_targets)))
+        steps = max(1, math.ceil(opts.sample_reuse * policy_samples / opts.batch_size))
         losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng, opts.augment))
                   for _ in range(steps)]
         learn_s = time.perf_counter() - start
