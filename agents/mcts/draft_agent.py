@@ -74,8 +74,16 @@ class DraftMCTSAgent(Agent):
         rows = check_rows(batch, rows)
         return np.array([self._choose(batch, int(r)) for r in rows], np.int64)
 
+    def view(self, batch: DraftBatch, row: int) -> DraftBatch:
+        """The game ``row`` as this player knows it: its deck order forgotten."""
+        return forget_deck_order(batch, row)
+
+    def deal(self, game: DraftBatch, deals: np.random.Generator) -> DraftBatch:
+        """One dealing of the unseen deck of :meth:`view`'s copy, to search."""
+        return game.redeal(deals)
+
     def _choose(self, batch: DraftBatch, row: int) -> int:
-        game = forget_deck_order(batch, row)
+        game = self.view(batch, row)
         rules = game.move_args
         root = game.state[0]
         self._tree.start(root)
@@ -93,12 +101,12 @@ class DraftMCTSAgent(Agent):
             n_deals = -(-n // self.deal_simulations)
             for k in range(n_deals):
                 share = n // n_deals + (k < n % n_deals)
-                rollouts = self._search(game.redeal(deals), share, rollouts, rules)
+                rollouts = self._search(self.deal(game, deals), share, rollouts, rules)
         else:
             deadline = time.perf_counter() + self.budget.seconds
             while True:
-                rollouts = self._search(game.redeal(deals), self.deal_simulations, rollouts,
-                                        rules)
+                rollouts = self._search(self.deal(game, deals), self.deal_simulations,
+                                        rollouts, rules)
                 if time.perf_counter() >= deadline:
                     break
         # most visited; ties go to more wins, then to the first slot

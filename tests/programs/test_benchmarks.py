@@ -47,6 +47,13 @@ def test_mcts_benchmark(tmp_path: Path) -> None:
     assert "sims/s wall" in out
 
 
+def test_draft_spread_benchmark_plays_every_rule_set(tmp_path: Path) -> None:
+    out = bench("draft_spread.py", "--games", "2", "--simulations", "20", cwd=tmp_path)
+    rows = [line for line in out.splitlines() if " vs " in line]
+    assert len(rows) == 6 * 3
+    assert sum("deck-seeing mcts:20 vs greedy" in row for row in rows) == 6
+
+
 def test_training_benchmark_prints_the_split(tmp_path: Path) -> None:
     out = bench("training.py", "--batches", "8", "--threads", "1", "--moves", "1",
                 "--hidden", "32", cwd=tmp_path)
