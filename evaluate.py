@@ -73,9 +73,6 @@ from patchwork_env.agents import (
     DRAFT_SPECS,
     GAME_NAMES,
     GAMES,
-    Agent,
-    AgentSpecError,
-    make,
 )
 from patchwork_env.agents.shipped import AZ_MODEL, PPO_MODEL
 from patchwork_env.cli.common import (
@@ -142,16 +139,6 @@ def check_game_rules(game: str, rules: str) -> str:
         fail(f"unknown rules preset {rules!r} for --game {game} ({GAME_NAMES[game]}): choose "
              f"from {', '.join(DRAFT_PRESETS)}")
     return rules
-
-
-def build_game_agent(spec: str, args: argparse.Namespace) -> Agent:
-    """The agent ``spec`` for ``args.game``, or a one-line exit naming what is wrong."""
-    if args.game == "patchwork":
-        return build_agent(spec, args.seed, args.device)
-    try:
-        return make(spec, args.seed, args.device, game=args.game)
-    except AgentSpecError as e:
-        fail(f"{e} (--game {args.game})")
 
 
 def available_cores() -> int:
@@ -237,8 +224,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         fail("a tournament needs at least two agents")
     if len(set(args.agents)) < len(args.agents):
         fail(f"each agent may appear once, got {' '.join(args.agents)}")
-    for spec in args.agents:
-        if build_game_agent(spec, args).spec == "human":  # a bad spec stops here too
+    for spec in args.agents:  # a bad spec stops here too
+        if build_agent(spec, args.seed, args.device, args.game).spec == "human":
             fail("human cannot play in a tournament: use patchwork-play")
     if args.out is None and args.overwrite:
         fail("--overwrite replaces the results in --out DIR: give --out too")

@@ -37,7 +37,7 @@ from patchwork_env.data.actions import (
     cell_name,
     decode_action,
 )
-from patchwork_env.data.patches import PATCHES, Patch
+from patchwork_env.data.patches import PATCHES
 from patchwork_env.data.rules import BOARD_SIZE
 from patchwork_env.views.render import COMPACT_WIDTH, LAYOUTS, render_text
 
@@ -266,7 +266,7 @@ def _why_buy(game: Game, move: Buy) -> tuple[str, str]:
         return (f"you have {_count(buttons, 'button')}, patch {patch.id} costs {patch.cost}",
                 f"you can {_options(game)}")
     reasons = []
-    canonical = _canonical(patch, move.orientation)
+    canonical = patch.canonical(move.orientation)
     if canonical != move.orientation:
         reasons.append(f"patch {patch.id} has the same shape in o{move.orientation} as in "
                        f"o{canonical}, and a move names a shape by its lowest number")
@@ -300,12 +300,6 @@ def _why_buy(game: Game, move: Buy) -> tuple[str, str]:
     return why, f"nearest legal moves: {_moves(near)}"
 
 
-def _canonical(patch: Patch, orientation: int) -> int:
-    """The lowest orientation in which ``patch`` has the same shape as in ``orientation``."""
-    shape = patch.oriented(orientation)
-    return next(o for o in patch.canonical_orientations if patch.oriented(o) == shape)
-
-
 def _distance(a: int, b: int) -> int:
     (ra, ca), (rb, cb) = divmod(a, BOARD_SIZE), divmod(b, BOARD_SIZE)
     return (ra - rb) ** 2 + (ca - cb) ** 2
@@ -329,9 +323,7 @@ def _options(game: Game) -> str:
     options = [f"buy slot {s} (patch {game.circle[s]}, cost {PATCHES[game.circle[s]].cost})"
                for s in slots]
     if ADVANCE in actions:
-        player = game.to_move
-        gain = min(game.position[1 - player] + 1, game.rules.track_end) - game.position[player]
-        options.append(f"advance (+{_count(gain, 'button')})")
+        options.append(f"advance (+{_count(game.advance_buttons(), 'button')})")
     return _either(options) if options else _moves(actions)
 
 

@@ -46,13 +46,14 @@ def check_device(name: str) -> str:
     return name
 
 
-def build_agent(spec: str, seed: int | None, device: str | None = None) -> Agent:
-    """``agents.make(spec, seed, device)``, or a one-line exit naming what is wrong with
-    ``spec``."""
+def build_agent(spec: str, seed: int | None, device: str | None = None,
+                game: str = "patchwork") -> Agent:
+    """``agents.make(spec, seed, device, game=game)``, or a one-line exit naming what is
+    wrong with ``spec`` (and the game, where it is not Patchwork)."""
     try:
-        return make(spec, seed, device)
+        return make(spec, seed, device, game=game)
     except AgentSpecError as e:
-        fail(str(e))
+        fail(str(e) if game == "patchwork" else f"{e} (--game {game})")
 
 
 def specs_help() -> str:

@@ -31,7 +31,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from patchwork_env.agents import GAMES, AgentSpecError, make
+from patchwork_env.agents import GAMES
 from patchwork_env.agents.base import Agent
 from patchwork_env.agents.human import HumanAgent, QuitGame, describe_move
 from patchwork_env.cli.common import ArgumentParser, build_agent, check_rules, fail
@@ -99,7 +99,7 @@ def play_in_browser(args: argparse.Namespace) -> int:
         fail(str(e))
     if args.opponent.strip().partition(":")[0] == "human":
         fail("--web plays against an agent: 'human' is for two people at one terminal")
-    build_game_agent(args)  # a bad spec is one line before serving
+    build_agent(args.opponent, args.seed, game=args.game)  # a bad spec: one line, not served
     try:
         serve(args.host, args.port, open_browser=not args.no_browser, opponent=args.opponent,
               seed=args.seed, seat=args.seat, rules=args.rules, game=args.game)
@@ -108,16 +108,6 @@ def play_in_browser(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
-
-
-def build_game_agent(args: argparse.Namespace) -> Agent:
-    """The opponent ``--opponent`` names for ``--game``, or a one-line exit."""
-    if args.game == "patchwork":
-        return build_agent(args.opponent, args.seed)
-    try:
-        return make(args.opponent, args.seed, game=args.game)
-    except AgentSpecError as e:
-        fail(str(e))
 
 
 def check_game_rules(args: argparse.Namespace) -> str:
@@ -134,7 +124,7 @@ def play_draft_in_terminal(args: argparse.Namespace, rules: str) -> int:
     """A game of Patchwork Draft at the terminal (:mod:`patchwork_env.cli.draft_play`)."""
     from patchwork_env.cli.draft_play import play_draft
 
-    opponent = build_game_agent(args)
+    opponent = build_agent(args.opponent, args.seed, game=args.game)
     try:
         game = play_draft(opponent, args.seat, DraftGame.new(args.seed, rules=rules))
     except QuitGame:

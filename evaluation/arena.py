@@ -13,16 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from patchwork_env import GameBatch
 from patchwork_env.agents import GAMES
 from patchwork_env.agents.base import Agent
 from patchwork_env.data.draft_rules import DraftRules
 from patchwork_env.data.rules import Rules
-from patchwork_env.engine.draft_batch import DraftBatch
-
-BATCHES = {"patchwork": GameBatch, "draft": DraftBatch}
-"""The batch engine of each game (:data:`patchwork_env.agents.GAMES`)."""
-assert tuple(BATCHES) == GAMES
+from patchwork_env.envs.game_kinds import KINDS
 
 
 @dataclass
@@ -60,11 +55,11 @@ def play_match(a: Agent, b: Agent, seeds: Sequence[int],
     """Play ``a`` against ``b`` twice per seed, seats swapped, at ``game`` (one of
     :data:`~patchwork_env.agents.GAMES`, with a rules preset of that game); the records in
     seed order."""
-    if game not in BATCHES:
+    if game not in KINDS:
         raise ValueError(f"unknown game {game!r}: choose from {', '.join(GAMES)}")
     game_seeds = np.repeat(np.asarray(seeds, dtype=np.int64), 2)
     seat_a = np.tile([0, 1], len(seeds))
-    batch = BATCHES[game].from_seeds([int(s) for s in game_seeds], rules)
+    batch = KINDS[game].batch_type.from_seeds([int(s) for s in game_seeds], rules)
     moves: list[list[int]] = [[] for _ in game_seeds]
     records: list[GameRecord | None] = [None] * len(game_seeds)
     while not batch.done.all():

@@ -58,7 +58,7 @@ from patchwork_env.data.actions import N_CELLS, N_ORIENTATIONS, N_SLOTS, SLOT_ST
 from patchwork_env.data.patches import PATCHES
 from patchwork_env.web.games import AgentFactory, BadRequest, Store, WebError
 from patchwork_env.web.kinds import WEB_GAMES, WebGame
-from patchwork_env.web.state import canonical_orientation, catalogue, position
+from patchwork_env.web.state import catalogue, position
 
 STATIC = Path(__file__).with_name("static")
 """The page's files: the only files the server sends."""
@@ -138,7 +138,7 @@ def move_action(data: dict[str, Any], kind: WebGame, offer: list[int | None]) ->
         orientation = int_field(data, "orientation", 0, N_ORIENTATIONS)
         anchor = int_field(data, "anchor", 0, N_CELLS)
         if offer[slot] is not None:
-            orientation = canonical_orientation(PATCHES[offer[slot]], orientation)
+            orientation = PATCHES[offer[slot]].canonical(orientation)
         return slot * SLOT_STRIDE + orientation * N_CELLS + anchor
     raise BadRequest("a move is {\"action\": A}, {\"move\": \"NOTATION\"} or "
                      f"{{\"slot\": S, \"orientation\": O, \"anchor\": C}}, got keys {sorted(data)}")
@@ -223,7 +223,7 @@ def create_app(*, opponent: str = "greedy", seed: int | None = None, seat: int =
         orientation = query_int(request, "orientation", N_ORIENTATIONS)
         if offer[slot] is None:
             raise BadRequest(f"slot {slot} is empty: no patch lies there")
-        code = canonical_orientation(PATCHES[offer[slot]], orientation)
+        code = PATCHES[offer[slot]].canonical(orientation)
         base = slot * SLOT_STRIDE + code * N_CELLS
         anchors = [[a - base, a] for a in actions if base <= a < base + N_CELLS]
         return JSONResponse({"slot": slot, "orientation": orientation, "canonical": code,

@@ -32,17 +32,11 @@ def css_color(rgb: RGB) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def canonical_orientation(patch: Patch, orientation: int) -> int:
-    """The lowest orientation in which ``patch`` has the shape it has in ``orientation``."""
-    shape = patch.oriented(orientation)
-    return next(o for o in patch.canonical_orientations if patch.oriented(o) == shape)
-
-
 def _patch_json(patch: Patch, color: RGB) -> dict[str, Any]:
     return {"id": patch.id, "cost": patch.cost, "time": patch.time, "income": patch.income,
             "color": css_color(color),
             "orientations": [{"cells": [list(rc) for rc in patch.oriented(o)],
-                              "canonical": canonical_orientation(patch, o)}
+                              "canonical": patch.canonical(o)}
                              for o in range(N_ORIENTATIONS)]}
 
 
@@ -114,14 +108,7 @@ def patchwork_details(session: Session) -> dict[str, Any]:
                   "income": list(game.rules.income_positions),
                   "leather": leather_on_track(game)},
         "circle": game.circle,
-        "advance_gain": (_advance_gain(session) if ADVANCE in game.legal_actions().tolist()
+        "advance_gain": (game.advance_buttons() if ADVANCE in game.legal_actions().tolist()
                          else None),
         "final": final_breakdown(session) if game.is_over else None,
     }
-
-
-def _advance_gain(session: Session) -> int:
-    """Buttons an advance earns: one per space the token moves."""
-    game = session.game
-    me = game.to_move
-    return min(game.position[1 - me] + 1, game.rules.track_end) - game.position[me]

@@ -72,6 +72,11 @@ class Patch:
                 keep.append(o)
         return tuple(keep)
 
+    def canonical(self, orientation: int) -> int:
+        """Rule 5.2: the canonical orientation giving the shape ``orientation`` gives."""
+        shape = self.oriented(orientation)
+        return next(o for o in self.canonical_orientations if self.oriented(o) == shape)
+
 
 def _normalise(cells: list[tuple[int, int]]) -> Cells:
     r0 = min(r for r, _ in cells)

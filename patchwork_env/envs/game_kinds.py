@@ -57,6 +57,10 @@ DRAFT = GameKind("draft", DraftBatch, DraftGame, N_DRAFT_ACTIONS, get_draft_rule
                  draft_layout, render_draft_rgb, render_draft_text)
 
 
+KINDS = {kind.name: kind for kind in (PATCHWORK, DRAFT)}
+"""Every game the project serves, by name."""
+
+
 def kind_of(batch_or_game: Any) -> GameKind:
     """The :class:`GameKind` of a batch or one-game view."""
     if isinstance(batch_or_game, DraftBatch | DraftGame):
@@ -64,4 +68,4 @@ def kind_of(batch_or_game: Any) -> GameKind:
     return PATCHWORK
 
 
-__all__ = ["DRAFT", "PATCHWORK", "GameKind", "kind_of"]
+__all__ = ["DRAFT", "KINDS", "PATCHWORK", "GameKind", "kind_of"]

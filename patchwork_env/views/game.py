@@ -127,6 +127,15 @@ class Game:
         p = int(self._state[0]["first_to_finish"])
         return None if p < 0 else p
 
+    def advance_buttons(self) -> int:
+        """Rule 4.2: the buttons the player to move would earn by advancing now (0 once the
+        game is over)."""
+        me = self.to_move
+        if me is None:
+            return 0
+        target = min(self.position[1 - me] + 1, self.rules.track_end)
+        return target - self.position[me]
+
     def quilt_cells(self, player: int) -> list[int]:
         """The covered cells of ``player``'s quilt."""
         words = self._state[0]["quilt"][player]

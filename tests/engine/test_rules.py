@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from patchwork_env import ADVANCE, Game
+from patchwork_env.data.patches import PATCHES
 from tests.positions import CIRCLE, EMPTY, buy, position
 
 ALMOST_FULL = """
@@ -85,6 +86,12 @@ def test_advance_moves_just_past_the_opponent_and_pays_one_button_per_space() ->
     assert g.position == (10, 9)
     assert g.buttons == (1 + 4, 5)
     assert g.to_move == 1
+
+
+def test_the_game_tells_the_buttons_an_advance_would_earn() -> None:
+    """Rule 4.2: a button for each space to just in front of the opponent, up to the end."""
+    assert position(position=(6, 9), to_move=0).advance_buttons() == 4
+    assert position(position=(50, 53), to_move=0, first_to_finish=1).advance_buttons() == 3
 
 
 def test_advance_is_always_legal_even_without_buttons() -> None:
@@ -189,6 +196,15 @@ def test_a_symmetric_patch_offers_each_distinct_placement_once() -> None:
     square = [a for a in g.legal_actions() if a < 648]
     assert len(square) == 8 * 8
     assert len({tuple(g.action_cells(a)) for a in square}) == len(square)
+
+
+def test_each_orientation_names_the_canonical_one_of_its_shape() -> None:
+    """Rule 5.2: .X/XX has 4 shapes; its mirror (orientation 4) is its first quarter turn."""
+    corner = PATCHES[26]
+    assert [corner.canonical(o) for o in range(8)] == [0, 1, 2, 3, 1, 2, 3, 0]
+    for patch in PATCHES:
+        for o in range(8):
+            assert patch.oriented(patch.canonical(o)) == patch.oriented(o)
 
 
 def test_only_the_first_orientation_of_each_distinct_shape_is_legal() -> None:
