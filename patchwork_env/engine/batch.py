@@ -24,8 +24,6 @@ from patchwork_env.data.patches import FIRST_PATCH_ID, N_PATCHES
 from patchwork_env.data.rules import Rules, get_rules
 from patchwork_env.data.tables import RuleTables
 from patchwork_env.data.validation import (
-    ActionOutOfRange,
-    as_actions,
     check_circle,
     check_first_players,
     check_seed,
@@ -39,7 +37,7 @@ from patchwork_env.engine.batch_kernels import (
 )
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.kernels import STATE_DTYPE
-from patchwork_env.engine.record_batch import RecordBatch
+from patchwork_env.engine.record_batch import RecordBatch, seed_from
 
 # Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
 # caller (an agent, a learner) needs between calls. Set the variable yourself to override.
@@ -81,7 +79,7 @@ def random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndar
     """``n`` random circles ``(n, 33)`` (patch 0 last) and first players ``(n,)``."""
     circles = np.empty((n, N_PATCHES), dtype=np.int8)
     first = np.empty(n, dtype=np.int8)
-    _kernel("setups", n)(_seed_from(rng), FIRST_PATCH_ID, circles, first)
+    _kernel("setups", n)(seed_from(rng), FIRST_PATCH_ID, circles, first)
     return circles, first
 
 
@@ -90,12 +88,19 @@ class GameBatch(RecordBatch):
 
     DTYPE = STATE_DTYPE
     DTYPE_NAME = "patchwork_env.engine.kernels.STATE_DTYPE"
+    N_ACTIONS = N_ACTIONS
+    KERNELS = _KERNELS
+    ERROR_TEXT = _ERROR_TEXT
+    ERR_OUT_OF_RANGE = kernels.ERR_OUT_OF_RANGE
+    format_action = staticmethod(format_action)
+    check_actions = staticmethod(check_kernel)
 
     def __init__(self, state: np.ndarray, rules: str | Rules = "default",
                  rng: np.random.Generator | None = None) -> None:
         self._hold(state, rng)
         self.rules = get_rules(rules)
         self.tables = RuleTables.of(self.rules)
+        self.move_args = self.tables.move_args
 
     # ----- construction -------------------------------------------------------------
     @classmethod
@@ -133,7 +138,7 @@ class GameBatch(RecordBatch):
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
         idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
-        seed = _seed_from(self.rng if rng is None else rng)
+        seed = seed_from(self.rng if rng is None else rng)
         _kernel("start_games", len(idx))(self._state, idx, seed, FIRST_PATCH_ID,
                                          self.rules.start_buttons)
 
@@ -143,7 +148,7 @@ class GameBatch(RecordBatch):
         The same as ``reset(rows, rng)`` with those rows, in one compiled pass.
         """
         rows = np.empty(len(self), np.int64)
-        seed = _seed_from(self.rng if rng is None else rng)
+        seed = seed_from(self.rng if rng is None else rng)
         n = restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons, rows)
         return rows[:n]
 
@@ -159,62 +164,10 @@ class GameBatch(RecordBatch):
         return self._views["income"]
 
     # ----- batch operations --------------------------------------------------------------
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 2026) bool``: the legal actions of every game (none once it is over).
-
-        ``out``, if given, must be a C-contiguous ``(N, 2026)`` bool array; it is filled
-        and returned.
-        """
-        if out is None:
-            out = np.empty((len(self), N_ACTIONS), dtype=np.bool_)
-        elif not (isinstance(out, np.ndarray) and out.dtype == np.bool_
-                  and out.shape == (len(self), N_ACTIONS) and out.flags.c_contiguous
-                  and out.flags.writeable):
-            got = (f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray)
-                   else type(out).__name__)
-            raise ValueError(f"out must be a writeable C-contiguous bool array of shape "
-                             f"({len(self)}, {N_ACTIONS}), got {got}")
-        _kernel("legal_mask", len(self))(self.state, out)
-        return out
-
-    def step(self, actions: Any, check: bool = True) -> None:
-        """Play one action per game; ``-1`` leaves a game as it is.
-
-        With ``check`` (the default) every action is validated first and an illegal one
-        raises ``ValueError`` naming the game, the action and the reason, with no game
-        changed. ``check=False`` is the fast path for callers whose actions come from the
-        legal mask: it skips the legality test but not the bounds, so an action outside
-        ``0..2025`` or in a finished game still leaves that game as it is. An action that
-        does not fit in 64 signed bits raises ``ValueError`` either way.
-        """
-        try:
-            acts = as_actions(actions, len(self), "game")
-        except ActionOutOfRange as e:
-            raise ValueError(self._illegal_message(e.row, e.action, kernels.ERR_OUT_OF_RANGE)
-                             ) from None
-        if check:
-            errors = np.empty(len(self), np.int8)
-            bad = check_kernel(self.state, acts, errors)
-            if bad >= 0:
-                raise ValueError(self._illegal_message(bad, int(acts[bad]), int(errors[bad])))
-        _kernel("step", len(self))(self._state, acts, *self.tables.move_args)
-
-    def _illegal_message(self, row: int, action: int, error: int) -> str:
-        what = format_action(action) if 0 <= action < N_ACTIONS else str(action)
-        prefix = f"game {row}: " if len(self) > 1 else ""
-        return f"{prefix}illegal action {action} ({what}): {_ERROR_TEXT[error]}"
-
-    def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """``(N,) int64``: one uniformly random legal action per game, -1 where over."""
-        out = np.empty(len(self), np.int64)
-        seed = _seed_from(self.rng if rng is None else rng)
-        _kernel("random_actions", len(self))(self._state, seed, out)
-        return out
-
     def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
         """Play every unfinished game with uniformly random legal moves: to its end, or,
         with ``until`` (a seat per game, or one for all), until that seat is to move."""
-        seed = _seed_from(self.rng if rng is None else rng)
+        seed = seed_from(self.rng if rng is None else rng)
         if isinstance(until, np.ndarray) and until.dtype == np.int8 and until.shape == (len(self),):
             stop = until  # a seat per game already in the kernel's form
         else:
@@ -256,17 +209,9 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator | int | None = None)
     if mask.dtype != np.bool_:
         mask = mask.astype(np.bool_)
     out = np.empty(len(mask), np.int64)
-    seed = _seed_from(np.random.default_rng() if rng is None else rng)
+    seed = seed_from(np.random.default_rng() if rng is None else rng)
     _kernel("sample_mask", len(mask))(np.ascontiguousarray(mask).view(np.uint8), seed, out)
     return out
-
-
-def _seed_from(rng: np.random.Generator | int) -> np.uint64:
-    if isinstance(rng, np.random.Generator):
-        return np.uint64(rng.bit_generator.random_raw())
-    if isinstance(rng, bool) or not isinstance(rng, int | np.integer):
-        raise TypeError(f"rng must be a numpy Generator or an int seed, got {type(rng).__name__}")
-    return np.uint64(int(rng) % 2**64)
 
 
 __all__ = ["NO_ACTION", "STATE_DTYPE", "GameBatch", "check_circle", "random_setup",

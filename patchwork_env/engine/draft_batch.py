@@ -22,15 +22,12 @@ from patchwork_env.data.draft_actions import N_DRAFT_ACTIONS, format_draft_actio
 from patchwork_env.data.draft_rules import DraftRules, get_draft_rules
 from patchwork_env.data.patches import N_PATCHES
 from patchwork_env.data.validation import (
-    ActionOutOfRange,
-    as_actions,
     check_first_players,
     check_seat,
     check_seed,
 )
 from patchwork_env.engine import draft_kernels as dk
 from patchwork_env.engine.batch import _kernel as main_kernel
-from patchwork_env.engine.batch import _seed_from
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.draft_batch_kernels import (
     DRAFT_BATCH_KERNELS,
@@ -39,7 +36,7 @@ from patchwork_env.engine.draft_batch_kernels import (
     set_up_games,
 )
 from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE
-from patchwork_env.engine.record_batch import RecordBatch
+from patchwork_env.engine.record_batch import RecordBatch, seed_from
 
 _ERROR_TEXT = {
     dk.ERR_GAME_OVER: "the game is over",
@@ -77,7 +74,7 @@ def draft_random_setups(rng: np.random.Generator, n: int) -> tuple[np.ndarray, n
     :meth:`DraftBatch.reset` draws them from the same generator."""
     decks = np.empty((n, N_PATCHES), np.int8)
     first = np.empty(n, np.int8)
-    _kernel("setups", n)(_seed_from(rng), decks, first)
+    _kernel("setups", n)(seed_from(rng), decks, first)
     return decks, first
 
 
@@ -108,7 +105,7 @@ def sample_draft_legal(mask: np.ndarray, rng: np.random.Generator | int | None =
         raise ValueError(f"a draft legal mask has shape (N, {N_DRAFT_ACTIONS}), got {mask.shape}")
     rows = np.ascontiguousarray(mask.astype(np.bool_, copy=False)).view(np.uint8)
     out = np.empty(len(mask), np.int64)
-    seed = _seed_from(np.random.default_rng() if rng is None else rng)
+    seed = seed_from(np.random.default_rng() if rng is None else rng)
     main_kernel("sample_mask", len(mask))(rows, seed, out)
     return out
 
@@ -118,6 +115,12 @@ class DraftBatch(RecordBatch):
 
     DTYPE = DRAFT_STATE_DTYPE
     DTYPE_NAME = "patchwork_env.engine.draft_kernels.DRAFT_STATE_DTYPE"
+    N_ACTIONS = N_DRAFT_ACTIONS
+    KERNELS = _KERNELS
+    ERROR_TEXT = _ERROR_TEXT
+    ERR_OUT_OF_RANGE = dk.ERR_OUT_OF_RANGE
+    format_action = staticmethod(format_draft_action)
+    check_actions = staticmethod(check_kernel)
 
     def __init__(self, state: np.ndarray, rules: str | DraftRules = "default",
                  rng: np.random.Generator | None = None) -> None:
@@ -166,20 +169,20 @@ class DraftBatch(RecordBatch):
         players can see (quilts, buttons, points, the face-up row, the set of patches
         still in the deck, whose turn) is unchanged; only the hidden order differs."""
         copy = self.copy()
-        _kernel("redeal", len(copy))(copy._state, _seed_from(seed))
+        _kernel("redeal", len(copy))(copy._state, seed_from(seed))
         return copy
 
     # ----- resetting ----------------------------------------------------------------
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
         idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
-        seed = _seed_from(self.rng if rng is None else rng)
+        seed = seed_from(self.rng if rng is None else rng)
         _kernel("start_games", len(idx))(self._state, idx, seed, self.rules.start_buttons)
 
     def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Start new random games wherever a game is over; returns the rows reset."""
         rows = np.empty(len(self), np.int64)
-        seed = _seed_from(self.rng if rng is None else rng)
+        seed = seed_from(self.rng if rng is None else rng)
         n = restart_finished(self._state, seed, self.rules.start_buttons, rows)
         return rows[:n]
 
@@ -200,60 +203,13 @@ class DraftBatch(RecordBatch):
         return N_PATCHES - self._views["drawn"].astype(np.int64)
 
     # ----- batch operations --------------------------------------------------------------
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 1947) bool``: the legal actions of every game (none once it is over);
-        ``out``, if given, a C-contiguous writeable ``(N, 1947)`` bool array, is filled."""
-        shape = (len(self), N_DRAFT_ACTIONS)
-        if out is None:
-            out = np.empty(shape, dtype=np.bool_)
-        elif not (isinstance(out, np.ndarray) and out.dtype == np.bool_ and out.shape == shape
-                  and out.flags.c_contiguous and out.flags.writeable):
-            got = (f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray)
-                   else type(out).__name__)
-            raise ValueError(f"out must be a writeable C-contiguous bool array of shape "
-                             f"{shape}, got {got}")
-        _kernel("legal_mask", len(self))(self.state, out)
-        return out
-
-    def step(self, actions: Any, check: bool = True) -> None:
-        """Play one action per game; ``-1`` leaves a game as it is.
-
-        With ``check`` every action is validated first and an illegal one raises
-        ``ValueError`` naming the game, the action and the reason, with no game changed.
-        ``check=False`` skips the legality test but not the bounds.
-        """
-        try:
-            acts = as_actions(actions, len(self), "game")
-        except ActionOutOfRange as e:
-            raise ValueError(self.illegal_message(e.row, e.action, dk.ERR_OUT_OF_RANGE)
-                             ) from None
-        if check:
-            errors = np.empty(len(self), np.int8)
-            bad = check_kernel(self.state, acts, errors)
-            if bad >= 0:
-                raise ValueError(self.illegal_message(bad, int(acts[bad]), int(errors[bad])))
-        _kernel("step", len(self))(self._state, acts, *self.move_args)
-
-    def illegal_message(self, row: int, action: int, error: int) -> str:
-        """The message for refusing ``action`` in game ``row`` with error code ``error``."""
-        what = format_draft_action(action) if 0 <= action < N_DRAFT_ACTIONS else str(action)
-        prefix = f"game {row}: " if len(self) > 1 else ""
-        return f"{prefix}illegal action {action} ({what}): {_ERROR_TEXT[error]}"
-
-    def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """``(N,) int64``: one uniformly random legal action per game, -1 where over."""
-        out = np.empty(len(self), np.int64)
-        _kernel("random_actions", len(self))(self._state,
-                                             _seed_from(self.rng if rng is None else rng), out)
-        return out
-
     def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
         """Play every unfinished game with uniformly random legal moves: to its end, or,
         with ``until`` (a seat per game, or one for all), until that seat is to move."""
         stop = np.full(len(self), -1, np.int8)
         if until is not None:
             stop[:] = until
-        _kernel("playout", len(self))(self._state, _seed_from(self.rng if rng is None else rng),
+        _kernel("playout", len(self))(self._state, seed_from(self.rng if rng is None else rng),
                                       stop, *self.move_args)
 
     def scores(self) -> np.ndarray:

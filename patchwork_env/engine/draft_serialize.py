@@ -36,7 +36,7 @@ from patchwork_env.data.patches import LEATHER_ID, N_PATCHES, PATCHES
 from patchwork_env.engine.draft_batch_kernels import buyers_one
 from patchwork_env.engine.draft_kernels import DRAFT_STATE_DTYPE, LINE_MASKS
 from patchwork_env.engine.possible_states import PLACEMENTS, WORD, cells_of, disagree
-from patchwork_env.engine.serialize import _Fields, _quilt_string, _read_quilts
+from patchwork_env.engine.serialize import _Fields, _quilt_string, _read_quilts, _read_rules
 
 REQUIRED_KEYS = ("to_move", "first_player", "buttons", "points", "quilt", "row", "deck")
 OPTIONAL_KEYS = ("cell_patches", "rules")
@@ -78,7 +78,7 @@ def draft_state_from_dict(d: dict[str, Any], rules: str | DraftRules | None = No
     unknown = sorted(set(d) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS), key=repr)
     if unknown:
         raise ValueError(f"state dict has unknown keys {unknown}")
-    rules = _read_rules(d, rules)
+    rules = _read_rules(d, rules, get_draft_rules)
     f = _Fields(d)
     to_move = -1 if d["to_move"] is None else f.int("to_move", 0, 1)
     first = f.int("first_player", 0, 1)
@@ -131,19 +131,6 @@ def draft_state_from_dict(d: dict[str, Any], rules: str | DraftRules | None = No
     s["to_move"] = to_move
     _check_buyers(state, to_move, row)
     return state, rules
-
-
-def _read_rules(d: dict[str, Any], rules: str | DraftRules | None) -> DraftRules:
-    given = None if rules is None else get_draft_rules(rules)
-    if "rules" not in d:
-        return get_draft_rules("default") if given is None else given
-    try:
-        stated = get_draft_rules(d["rules"])
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"state field 'rules': {e}") from None
-    if given is not None and given != stated:
-        raise ValueError(f"state field 'rules' ({stated}) differs from the rules given ({given})")
-    return stated
 
 
 def _read_ids(value: Any, key: str, exact: int | None = None, empty_ok: bool = False

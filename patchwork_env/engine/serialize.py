@@ -14,6 +14,7 @@ a message naming the fields involved, any state that no game under the rules can
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -170,12 +171,14 @@ def state_from_dict(d: dict[str, Any], rules: str | Rules | None = None
     return state, rules
 
 
-def _read_rules(d: dict[str, Any], rules: str | Rules | None) -> Rules:
-    given = None if rules is None else get_rules(rules)
+def _read_rules(d: dict[str, Any], rules: Any, get: Callable[[Any], Any] = get_rules) -> Any:
+    """The rules of a state dict (``get`` resolves a game's rules; Patchwork's by default):
+    its own ``rules`` field, which must agree with ``rules`` where both are given."""
+    given = None if rules is None else get(rules)
     if "rules" not in d:
-        return get_rules("default") if given is None else given
+        return get("default") if given is None else given
     try:
-        stated = get_rules(d["rules"])
+        stated = get(d["rules"])
     except (TypeError, ValueError) as e:
         raise type(e)(f"state field 'rules': {e}") from None
     if given is not None and given != stated:

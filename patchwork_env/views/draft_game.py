@@ -27,7 +27,7 @@ from patchwork_env.data.draft_rules import DraftRules
 from patchwork_env.data.patches import N_PATCHES, PATCHES
 from patchwork_env.data.rules import BOARD_SIZE
 from patchwork_env.data.tables import PLACEMENT_MASKS, words_to_cells
-from patchwork_env.data.validation import as_action, check_seed
+from patchwork_env.data.validation import check_seed
 from patchwork_env.engine import draft_kernels as dk
 from patchwork_env.engine.draft_batch import DraftBatch, draft_random_setup
 from patchwork_env.engine.draft_batch_kernels import checked_step_one, legal_actions_one
@@ -36,6 +36,7 @@ from patchwork_env.engine.draft_serialize import (
     draft_state_from_dict,
     draft_state_to_dict,
 )
+from patchwork_env.views.one_game import OneGame
 
 PATCH_MARKS = "0123456789ABCDEFGHIJKLMNOPQRSTUVW"
 """The character that shows patch ``id`` on a quilt in :meth:`DraftGame.__str__`."""
@@ -44,17 +45,16 @@ _WIDTH = 24
 """Characters per quilt column in :meth:`DraftGame.__str__`."""
 
 
-class DraftGame:
+class DraftGame(OneGame):
     """One game of Patchwork Draft."""
 
-    __slots__ = ("_batch", "_buffer", "_state")
-
-    def __init__(self, batch: DraftBatch) -> None:
-        if len(batch) != 1:
-            raise ValueError(f"a DraftGame views a batch of exactly one game, got {len(batch)}")
-        self._batch = batch
-        self._state = batch.state
-        self._buffer = np.empty(N_DRAFT_ACTIONS, np.int16)
+    __slots__ = ()
+    batch_type = DraftBatch
+    n_actions = N_DRAFT_ACTIONS
+    kernels = dk
+    legal_actions_one = legal_actions_one
+    checked_step_one = checked_step_one
+    state_to_dict = staticmethod(draft_state_to_dict)
 
     @classmethod
     def new(cls, seed: int | None = None, *, deck: Any = None, first_player: int | None = None,
@@ -67,11 +67,6 @@ class DraftGame:
         return cls(DraftBatch.from_setups([deck], [first_player], rules, seed=seed))
 
     @classmethod
-    def from_batch(cls, batch: DraftBatch, row: int) -> DraftGame:
-        """A game holding a copy of game ``row`` of ``batch``."""
-        return cls(DraftBatch(batch.state[row : row + 1].copy(), batch.rules, batch.rng))
-
-    @classmethod
     def from_dict(cls, d: dict[str, Any], rules: str | DraftRules | None = None) -> DraftGame:
         """Rebuild a game from :meth:`state_dict` output; a state no draft game can reach is
         refused with ``ValueError`` (``TypeError`` for a value of the wrong kind) naming the
@@ -79,38 +74,11 @@ class DraftGame:
         state, resolved = draft_state_from_dict(d, rules)
         return cls(DraftBatch(state, resolved))
 
-    def state_dict(self) -> dict[str, Any]:
-        """The whole position as a JSON-ready dict, the hidden deck order included."""
-        return draft_state_to_dict(self._state[0], self.rules)
-
     # ----- reading the position -------------------------------------------------------
-    @property
-    def batch(self) -> DraftBatch:
-        """The one-game batch this game lives in."""
-        return self._batch
-
-    @property
-    def rules(self) -> DraftRules:
-        return self._batch.rules
-
-    @property
-    def to_move(self) -> int | None:
-        """The player to move, or ``None`` once the game is over."""
-        p = int(self._state[0]["to_move"])
-        return None if p < 0 else p
-
-    @property
-    def is_over(self) -> bool:
-        return bool(self._state[0]["to_move"] < 0)
-
     @property
     def first_player(self) -> int:
         """The player who took the first turn (the other one wins ties, rule 13.8)."""
         return int(self._state[0]["first_player"])
-
-    @property
-    def buttons(self) -> tuple[int, int]:
-        return tuple(self._state[0]["buttons"].tolist())
 
     @property
     def points(self) -> tuple[int, int]:
@@ -140,45 +108,7 @@ class DraftGame:
         kept = set(self.unseen) | set(self.face_up) | set(ids[ids >= 0].tolist())
         return [x for x in range(N_PATCHES) if x not in kept]
 
-    def quilt_cells(self, player: int) -> list[int]:
-        """The covered cells of ``player``'s quilt."""
-        words = self._state[0]["quilt"][player]
-        return words_to_cells(int(words[0]), int(words[1]))
-
-    def scores(self) -> tuple[int, int]:
-        """Points plus buttons for each player (rule 13.8), at any point of the game."""
-        return tuple(self._batch.scores()[0].tolist())
-
-    @property
-    def winner(self) -> int | None:
-        """The winner once the game is over (a tie goes to the second player)."""
-        w = int(self._batch.winners()[0])
-        return None if w < 0 else w
-
     # ----- moving --------------------------------------------------------------------------
-    def legal_actions(self) -> np.ndarray:
-        """The legal actions, sorted (empty once the game is over)."""
-        n = legal_actions_one(self._state, 0, self._buffer)
-        return self._buffer[:n].astype(np.int64)
-
-    def legal_mask(self) -> np.ndarray:
-        """``(1947,) bool`` mask of the legal actions."""
-        return self._batch.legal_mask()[0]
-
-    def step(self, action: int) -> None:
-        """Play ``action`` in place; an illegal action raises ``ValueError``, changing
-        nothing."""
-        a = as_action(action)
-        if not 0 <= a < N_DRAFT_ACTIONS:
-            raise ValueError(self._batch.illegal_message(0, a, dk.ERR_OUT_OF_RANGE))
-        error = checked_step_one(self._state, 0, a, *self._batch.move_args)
-        if error != dk.OK:
-            raise ValueError(self._batch.illegal_message(0, a, error))
-
-    def copy(self) -> DraftGame:
-        """An independent copy of the game."""
-        return DraftGame(DraftBatch(self._state.copy(), self.rules, self._batch.rng))
-
     def redeal(self, seed: int) -> DraftGame:
         """A copy with the face-down deck reshuffled from ``seed`` (see
         :meth:`DraftBatch.redeal`)."""
@@ -241,13 +171,6 @@ class DraftGame:
     def __repr__(self) -> str:
         return (f"DraftGame(to_move={self.to_move}, buttons={self.buttons}, "
                 f"points={self.points}, face_up={self.face_up}, deck={self.deck_size})")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DraftGame):
-            return NotImplemented
-        return self.state_dict() == other.state_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 __all__ = ["PATCH_MARKS", "DraftGame"]
