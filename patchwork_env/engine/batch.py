@@ -138,8 +138,8 @@ class GameBatch(RecordBatch):
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
         idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
-        seed = seed_from(self.rng if rng is None else rng)
-        _kernel("start_games", len(idx))(self._state, idx, seed, FIRST_PATCH_ID,
+        seed = self._seed(rng)
+        self._kernel("start_games", len(idx))(self._state, idx, seed, FIRST_PATCH_ID,
                                          self.rules.start_buttons)
 
     def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -148,7 +148,7 @@ class GameBatch(RecordBatch):
         The same as ``reset(rows, rng)`` with those rows, in one compiled pass.
         """
         rows = np.empty(len(self), np.int64)
-        seed = seed_from(self.rng if rng is None else rng)
+        seed = self._seed(rng)
         n = restart_finished(self._state, seed, FIRST_PATCH_ID, self.rules.start_buttons, rows)
         return rows[:n]
 
@@ -167,25 +167,25 @@ class GameBatch(RecordBatch):
     def playout(self, rng: np.random.Generator | int | None = None, until: Any = None) -> None:
         """Play every unfinished game with uniformly random legal moves: to its end, or,
         with ``until`` (a seat per game, or one for all), until that seat is to move."""
-        seed = seed_from(self.rng if rng is None else rng)
+        seed = self._seed(rng)
         if isinstance(until, np.ndarray) and until.dtype == np.int8 and until.shape == (len(self),):
             stop = until  # a seat per game already in the kernel's form
         else:
             stop = np.full(len(self), -1, np.int8)
             if until is not None:
                 stop[:] = until
-        _kernel("playout", len(self))(self._state, seed, stop, *self.tables.move_args)
+        self._kernel("playout")(self._state, seed, stop, *self.move_args)
 
     def scores(self) -> np.ndarray:
         """``(N, 2) int64``: the current score of each player."""
         out = np.empty((len(self), 2), np.int64)
-        _kernel("scores", len(self))(self.state, self.tables.bonus_points, out)
+        self._kernel("scores")(self.state, self.tables.bonus_points, out)
         return out
 
     def winners(self) -> np.ndarray:
         """``(N,) int64``: the winner of each finished game, -1 where still playing."""
         out = np.empty(len(self), np.int64)
-        _kernel("winners", len(self))(self.state, self.tables.bonus_points, out)
+        self._kernel("winners")(self.state, self.tables.bonus_points, out)
         return out
 
     def describe(self, row: int = 0) -> str:

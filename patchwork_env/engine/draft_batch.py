@@ -169,20 +169,20 @@ class DraftBatch(RecordBatch):
         players can see (quilts, buttons, points, the face-up row, the set of patches
         still in the deck, whose turn) is unchanged; only the hidden order differs."""
         copy = self.copy()
-        _kernel("redeal", len(copy))(copy._state, seed_from(seed))
+        copy._kernel("redeal")(copy._state, seed_from(seed))
         return copy
 
     # ----- resetting ----------------------------------------------------------------
     def reset(self, rows: Any = None, rng: np.random.Generator | None = None) -> None:
         """Start new random games in ``rows`` (all rows by default)."""
         idx = np.arange(len(self)) if rows is None else np.atleast_1d(np.arange(len(self))[rows])
-        seed = seed_from(self.rng if rng is None else rng)
-        _kernel("start_games", len(idx))(self._state, idx, seed, self.rules.start_buttons)
+        seed = self._seed(rng)
+        self._kernel("start_games", len(idx))(self._state, idx, seed, self.rules.start_buttons)
 
     def reset_done(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """Start new random games wherever a game is over; returns the rows reset."""
         rows = np.empty(len(self), np.int64)
-        seed = seed_from(self.rng if rng is None else rng)
+        seed = self._seed(rng)
         n = restart_finished(self._state, seed, self.rules.start_buttons, rows)
         return rows[:n]
 
@@ -209,19 +209,19 @@ class DraftBatch(RecordBatch):
         stop = np.full(len(self), -1, np.int8)
         if until is not None:
             stop[:] = until
-        _kernel("playout", len(self))(self._state, seed_from(self.rng if rng is None else rng),
+        self._kernel("playout")(self._state, self._seed(rng),
                                       stop, *self.move_args)
 
     def scores(self) -> np.ndarray:
         """``(N, 2) int64``: the current score of each player (rule 13.8)."""
         out = np.empty((len(self), 2), np.int64)
-        _kernel("scores", len(self))(self.state, out)
+        self._kernel("scores")(self.state, out)
         return out
 
     def winners(self) -> np.ndarray:
         """``(N,) int64``: the winner of each finished game, -1 where still playing."""
         out = np.empty(len(self), np.int64)
-        _kernel("winners", len(self))(self.state, out)
+        self._kernel("winners")(self.state, out)
         return out
 
     def __repr__(self) -> str:

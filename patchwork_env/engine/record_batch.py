@@ -47,6 +47,10 @@ class RecordBatch:
         """Compiled: each action's error code into ``errors``; the first refused row, or -1."""
         raise NotImplementedError
 
+    def _seed(self, rng: np.random.Generator | int | None) -> np.uint64:
+        """A kernel's seed from ``rng``, or from the batch's own generator when ``None``."""
+        return seed_from(self.rng if rng is None else rng)
+
     def _kernel(self, name: str, n: int | None = None) -> Any:
         """The compiled kernel ``name``, parallel for a batch of ``n`` (default: all) games
         where that pays."""
@@ -162,8 +166,7 @@ class RecordBatch:
     def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """``(N,) int64``: one uniformly random legal action per game, -1 where over."""
         out = np.empty(len(self), np.int64)
-        self._kernel("random_actions")(self._state, seed_from(self.rng if rng is None else rng),
-                                       out)
+        self._kernel("random_actions")(self._state, self._seed(rng), out)
         return out
 
 
