@@ -1,11 +1,13 @@
 """Search-guided self-play throughput, and where its time goes.
 
     python benchmarks/training.py [--simulations N] [--batches 64 256] [--threads 1 2]
-                                  [--moves M | --complete-games] [--net shaped|mlp|stencil]
-                                  [--hidden H] [--seed S]
+                                  [--moves M | --complete-games]
+                                  [--net shaped|mlp|stencil|resnet] [--hidden H]
+                                  [--blocks B] [--channels C] [--seed S]
 
 For each thread count and number of games in flight, self-play with an az network
-(``--net``: the trainer's default ``shaped`` body unless told; fresh weights, ``N``
+(``--net``: the trainer's default ``shaped`` body unless told, sized as the trainer's
+``--hidden``, ``--blocks`` and ``--channels``; fresh weights, ``N``
 simulations per move) runs that many games at once, all searched together: ``M`` moves
 of every game from positions drawn from all stages of earlier games (a finished game is
 replaced by a new one), or with ``--complete-games`` that many complete games from their
@@ -117,14 +119,21 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--net", choices=AZ_KINDS, default="shaped",
                         help="the network body (default: shaped, the trainer's default)")
+    parser.add_argument("--blocks", type=int, default=4,
+                        help="residual blocks of the resnet and stencil bodies")
+    parser.add_argument("--channels", type=int, default=32,
+                        help="convolution channels of the resnet and stencil bodies")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
-    net = AZNet(kind=args.net, hidden=args.hidden).eval()
+    net = AZNet(kind=args.net, hidden=args.hidden, blocks=args.blocks,
+                channels=args.channels).eval()
     pools = {n: positions(n, args.seed) for n in args.batches}
     how = "complete games" if args.complete_games else f"{args.moves} moves of every game"
     tree = "threaded" if args.threaded_tree else "serial"
-    print(f"self-play, {args.net} network (MLP 1189-{args.hidden}-{args.hidden} trunk), "
+    body = (f"{args.blocks} blocks of {args.channels} channels" if args.net in ("resnet", "stencil")
+            else f"MLP 1189-{args.hidden}-{args.hidden} trunk")
+    print(f"self-play, {args.net} network ({body}), "
           f"{args.simulations} simulations per move, {how}, {tree} tree operations")
     print("| threads | games in flight | positions/s | simulations/s | net evals/s | tree % "
           "| net % | other % |")
