@@ -42,6 +42,8 @@ from patchwork_env import GameBatch
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZ_KINDS, AZNet, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
+from patchwork_env.training.az.limits import CONV_BODIES
+from patchwork_env.training.az.options import AZOptions
 from patchwork_env.training.az.selfplay import SelfPlayWorker
 
 
@@ -116,12 +118,12 @@ def main() -> None:
     parser.add_argument("--complete-games", action="store_true")
     parser.add_argument("--threaded-tree", action="store_true",
                         help="run the search's loops over games on the numba threads too")
-    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--hidden", type=int, default=AZOptions.hidden)
     parser.add_argument("--net", choices=AZ_KINDS, default="shaped",
                         help="the network body (default: shaped, the trainer's default)")
-    parser.add_argument("--blocks", type=int, default=4,
+    parser.add_argument("--blocks", type=int, default=AZOptions.blocks,
                         help="residual blocks of the resnet and stencil bodies")
-    parser.add_argument("--channels", type=int, default=32,
+    parser.add_argument("--channels", type=int, default=AZOptions.channels,
                         help="convolution channels of the resnet and stencil bodies")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -131,7 +133,7 @@ def main() -> None:
     pools = {n: positions(n, args.seed) for n in args.batches}
     how = "complete games" if args.complete_games else f"{args.moves} moves of every game"
     tree = "threaded" if args.threaded_tree else "serial"
-    body = (f"{args.blocks} blocks of {args.channels} channels" if args.net in ("resnet", "stencil")
+    body = (f"{args.blocks} blocks of {args.channels} channels" if args.net in CONV_BODIES
             else f"MLP 1189-{args.hidden}-{args.hidden} trunk")
     print(f"self-play, {args.net} network ({body}), "
           f"{args.simulations} simulations per move, {how}, {tree} tree operations")
