@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,14 @@ import pytest
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
 from patchwork_env.training.az import run_az
-from patchwork_env.training.az.selfplay.processes import WorkerError, WorkerPool, _sigint_held
+from patchwork_env.training.az.selfplay.processes import (
+    SpawnedWorkers,
+    WorkerError,
+    WorkerPool,
+    _sigint_held,
+    ignore_ctrl_c,
+    serve,
+)
 from patchwork_env.training.checkpoint import load_checkpoint
 from tests import ROOT
 from tests.agents.test_az import tiny_options as tiny
@@ -83,14 +92,35 @@ def test_a_worker_that_dies_is_one_line_at_once() -> None:
         pool.close()
 
 
+def _dies_halfway_through_its_reply(orders: Connection) -> None:
+    """A worker that announces a reply of 1 MiB, writes 100 bytes of it and dies."""
+    ignore_ctrl_c()
+
+    def handle(order: object) -> None:
+        os.write(orders.fileno(), struct.pack("!i", 1 << 20) + bytes(100))
+        os._exit(1)
+
+    serve(orders, handle)
+
+
+def test_a_worker_that_dies_halfway_through_its_reply_is_one_line_at_once() -> None:
+    workers = SpawnedWorkers(_dies_halfway_through_its_reply, lambda _: (), 2, "halfway")
+    try:
+        with pytest.raises(WorkerError, match=r"^worker [01] ended$"):
+            workers.ask([1, 2], lambda i, failure: f"worker {i} ended")
+    finally:
+        workers.close()
+    assert ended(workers.processes)
+
+
 def test_closing_the_pool_does_not_wait_for_the_games_in_play() -> None:
     net = AZNet(hidden=16, layers=1)
     pool = WorkerPool(net.config(), SearchConfig(simulations=64, max_considered=4, top_k=8),
                       n_workers=2, parallel_games=2)
     pool.generate(net.state_dict(), 2, seed=1)
     processes = pool._processes()
-    for _ in range(2):
-        pool._pool.submit(time.sleep, 600)  # workers busy for ten minutes
+    for pipe in pool._workers.pipes:  # workers busy for many minutes
+        pipe.send((net.state_dict(), 100_000, 2))
     time.sleep(0.5)
     start = time.perf_counter()
     pool.close()

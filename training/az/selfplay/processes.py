@@ -8,11 +8,15 @@ worker's interface is all a remote actor needs too (``generate(weights, n_games,
 seed)``), so the same split works with actors on a cluster. For a given number of workers
 the samples are the same from run to run.
 
-The processes ignore ``SIGINT``: a Ctrl-C in the terminal reaches every process of the
-program, and the learner's process alone handles it (it stops the workers when the run
-ends). A worker that dies (killed, out of memory) makes :meth:`WorkerPool.generate` raise a
-one-line :class:`WorkerError` at once, and :meth:`WorkerPool.close` ends the processes
-without waiting for the games they are playing.
+:class:`SpawnedWorkers` is how the learner's process talks to its self-play processes
+(this pool's and :class:`~.service.ServicePool`'s): one pipe each, an order sent down it
+and one reply back, and nothing in the learner's process but the pipes, so that no
+background thread can hold up its exit. The processes ignore ``SIGINT``: a Ctrl-C in the
+terminal reaches every process of the program, and the learner's process alone handles
+it (it stops the workers when the run ends). A worker that dies (killed, out of memory)
+makes :meth:`WorkerPool.generate` raise a one-line :class:`WorkerError` at once, and
+:meth:`WorkerPool.close` ends the processes without waiting for the games they are
+playing.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ import contextlib
 import multiprocessing
 import signal
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import numpy as np
@@ -33,21 +38,31 @@ from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.device import on_cpu
 from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
-_WORKER: SelfPlayWorker | None = None
 STOP_SECONDS = 10.0
-"""How long :meth:`WorkerPool.close` waits for a stopped process to end."""
+"""How long :meth:`SpawnedWorkers.close` waits for a stopped process to end."""
+IDLE_EXIT_SECONDS = 0.5
+"""How long :meth:`SpawnedWorkers.close` gives the processes to end by themselves (an idle
+one ends as soon as its pipe closes) before it stops them."""
 
 
 class WorkerError(RuntimeError):
     """A self-play process that ended or failed while playing (the message is one line)."""
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A worker's reply to an order that raised: the error, in one line."""
+
+    message: str
+
+
 @contextlib.contextmanager
 def _sigint_held() -> Iterator[None]:
     """Hold ``SIGINT`` back in the block: the processes started there begin with it
-    blocked (a signal mask survives their start) until :func:`_start` makes them ignore it,
-    and a Ctrl-C that arrives meanwhile reaches this process when the block ends instead of
-    being lost. A thread other than the main one leaves the signals as they are."""
+    blocked (a signal mask survives their start) until :func:`ignore_ctrl_c` makes them
+    ignore it, and a Ctrl-C that arrives meanwhile reaches this process when the block ends
+    instead of being lost. A thread other than the main one leaves the signals as they
+    are."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -58,19 +73,113 @@ def _sigint_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _start(net_config: dict[str, Any], config: SearchConfig, parallel_games: int, rules: str,
-           threads: int, worker_options: dict[str, Any]) -> None:
-    global _WORKER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by _sigint_held
+def ignore_ctrl_c() -> None:
+    """A self-play process's first step: ignore ``SIGINT`` (the learner's process handles a
+    Ctrl-C) and stop holding it back (:func:`_sigint_held`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def serve(orders: Connection, handle: Callable[[Any], Any]) -> None:
+    """A self-play process's loop: answer each order that arrives on ``orders`` with
+    ``handle(order)``, or a :class:`Failure` if it raises, until the learner's end of the
+    pipe closes."""
+    while True:
+        try:
+            order = orders.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = handle(order)
+        except Exception as e:  # reported by the learner's process, in one line
+            lines = str(e).strip().splitlines()
+            reply = Failure(f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__)
+        try:
+            orders.send(reply)
+        except OSError:
+            return
+
+
+class SpawnedWorkers:
+    """``n`` daemon processes, started fresh (``spawn``): process ``i`` runs
+    ``target(orders, *args(i))``, which calls :func:`ignore_ctrl_c` and then
+    :func:`serve` on its end of the pipe ``orders``. ``name`` names them."""
+
+    def __init__(self, target: Callable[..., None], args: Callable[[int], tuple[Any, ...]],
+                 n: int, name: str) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes: list[Connection] = []
+        self.processes: list[Any] = []
+        try:
+            with _sigint_held():  # the processes begin with Ctrl-C held back
+                for i in range(n):
+                    ours, theirs = context.Pipe()
+                    process = context.Process(target=target, args=(theirs, *args(i)),
+                                              name=f"{name}-{i}", daemon=True)
+                    process.start()
+                    theirs.close()
+                    self.pipes.append(ours)
+                    self.processes.append(process)
+        except BaseException:
+            self.close()
+            raise
+
+    def ask(self, orders: Sequence[Any], explain: Callable[[int, Failure | None], str]
+            ) -> list[Any]:
+        """Send ``orders[i]`` to process ``i`` and return the replies in order. A
+        :class:`WorkerError` with the message ``explain(i, None)`` as soon as process ``i``
+        ends before it replies; once all have replied, one with ``explain(i, failure)`` for
+        the first that replied with a :class:`Failure`."""
+        for i, order in enumerate(orders):
+            try:
+                self.pipes[i].send(order)
+            except OSError:
+                raise WorkerError(explain(i, None)) from None
+        replies: dict[int, Any] = {}
+        pending = {self.pipes[i]: i for i in range(len(orders))}
+        sentinels = {self.processes[i].sentinel: i for i in range(len(orders))}
+        while pending:
+            for ready in wait(list(pending) + list(sentinels)):
+                if ready in sentinels:
+                    i = sentinels[ready]
+                    if self.pipes[i] in pending and not self.pipes[i].poll():
+                        raise WorkerError(explain(i, None))
+                elif ready in pending:
+                    i = pending.pop(ready)  # type: ignore[call-overload]
+                    try:
+                        replies[i] = ready.recv()  # type: ignore[union-attr]
+                    except (EOFError, OSError):
+                        raise WorkerError(explain(i, None)) from None
+        for i in range(len(orders)):
+            if isinstance(replies[i], Failure):
+                raise WorkerError(explain(i, replies[i]))
+        return [replies[i] for i in range(len(orders))]
+
+    def close(self) -> None:
+        """Close the pipes, give the processes :data:`IDLE_EXIT_SECONDS` to end (an idle
+        one does at once), then stop the ones still playing."""
+        for pipe in self.pipes:
+            pipe.close()
+        deadline = time.monotonic() + IDLE_EXIT_SECONDS
+        for process in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in self.processes:
+            if process.is_alive():
+                process.terminate()
+        for process in self.processes:
+            process.join(STOP_SECONDS)
+        self.pipes = []
+
+
+def _play(orders: Connection, net_config: dict[str, Any], config: SearchConfig,
+          parallel_games: int, rules: str, threads: int,
+          worker_options: dict[str, Any]) -> None:
+    """A worker process: play the games it is sent with the weights sent with them."""
+    ignore_ctrl_c()
     torch.set_num_threads(threads)
-    _WORKER = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
-                             **worker_options)
-
-
-def _generate(weights: dict[str, torch.Tensor], n_games: int, seed: int) -> SelfPlayBatch:
-    assert _WORKER is not None, "the pool's initializer builds the worker"
-    return _WORKER.generate(weights, n_games, seed)
+    worker = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
+                            **worker_options)
+    serve(orders, lambda order: worker.generate(*order))
 
 
 def worker_seeds(seed: int, n_workers: int) -> list[int]:
@@ -98,41 +207,35 @@ class WorkerPool:
         if n_workers < 2:
             raise ValueError(f"a worker pool needs at least 2 workers, got {n_workers}")
         self.n_workers = n_workers
-        self._pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("spawn"),
-                                         initializer=_start,
-                                         initargs=(net_config, config, parallel_games, rules,
-                                                   threads, worker_options or {}))
+        self._workers = SpawnedWorkers(
+            _play, lambda _: (net_config, config, parallel_games, rules, threads,
+                              worker_options or {}), n_workers, "self-play")
 
     def generate(self, weights: dict[str, torch.Tensor], n_games: int, seed: int
                  ) -> SelfPlayBatch:
         """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``);
-        :class:`WorkerError` if a worker process dies meanwhile."""
-        try:
-            with _sigint_held():  # the processes a submit starts ignore Ctrl-C
-                weights = on_cpu(weights)
-                jobs = [self._pool.submit(_generate, weights, n, s)
-                        for n, s in zip(shares(n_games, self.n_workers),
-                                        worker_seeds(seed, self.n_workers), strict=False)]
-            return merge([job.result() for job in jobs])
-        except BrokenProcessPool:
-            raise WorkerError("a self-play worker process ended while playing (killed, or "
-                              "out of memory)") from None
-        except MemoryError:
-            raise WorkerError("a self-play worker process ran out of memory (try fewer "
-                              "--parallel-games or --workers)") from None
+        :class:`WorkerError` if a worker process dies or fails meanwhile."""
+        weights = on_cpu(weights)
+        orders = [(weights, n, s) for n, s in zip(shares(n_games, self.n_workers),
+                                                    worker_seeds(seed, self.n_workers),
+                                                    strict=False)]
+        return merge(self._workers.ask(orders, _explain))
 
     def _processes(self) -> list[multiprocessing.process.BaseProcess]:
-        return list((getattr(self._pool, "_processes", None) or {}).values())
+        return list(self._workers.processes)
 
     def close(self) -> None:
         """Stop the processes, without waiting for the games they are playing."""
-        processes = self._processes()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(STOP_SECONDS)
+        self._workers.close()
+
+
+def _explain(worker: int, failure: Failure | None) -> str:
+    if failure is None:
+        return "a self-play worker process ended while playing (killed, or out of memory)"
+    if failure.message.startswith("MemoryError"):
+        return ("a self-play worker process ran out of memory (try fewer --parallel-games "
+                "or --workers)")
+    return f"self-play worker {worker} failed: {failure.message}"
 
 
 def merge(batches: list[SelfPlayBatch]) -> SelfPlayBatch:

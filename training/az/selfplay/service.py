@@ -18,10 +18,7 @@ ends while playing makes :meth:`ServicePool.generate` raise a one-line
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import signal
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any
 
 import torch
@@ -34,32 +31,34 @@ from patchwork_env.training.az.selfplay.inference import (
     ServiceLink,
 )
 from patchwork_env.training.az.selfplay.processes import (
-    STOP_SECONDS,
-    WorkerError,
+    Failure,
+    SpawnedWorkers,
+    ignore_ctrl_c,
     merge,
+    serve,
     shares,
     worker_seeds,
 )
 from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 
-def _play(link: ServiceLink, orders: Connection, config: SearchConfig, parallel_games: int,
+def _play(orders: Connection, link: ServiceLink, config: SearchConfig, parallel_games: int,
           rules: str, threads: int, worker_options: dict[str, Any]) -> None:
-    """A worker process: play the games it is sent, until it is sent ``None``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles Ctrl-C
+    """A worker process: play the games it is sent, its leaves evaluated by the service."""
+    ignore_ctrl_c()
     torch.set_num_threads(threads)
     evaluate = RemoteEvaluator(link)
     worker = SelfPlayWorker(None, config, parallel_games, rules, evaluate=evaluate,
                             **worker_options)
-    try:
-        while (order := orders.recv()) is not None:
-            n_games, seed = order
-            try:
-                batch: Any = worker.generate(None, n_games, seed)
-            except Exception as e:  # reported by the learner's process, in one line
-                batch = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+    def play(order: tuple[int, int]) -> SelfPlayBatch:
+        try:
+            return worker.generate(None, *order)
+        finally:
             evaluate.done()
-            orders.send(batch)
+
+    try:
+        serve(orders, play)
     finally:
         evaluate.close()
 
@@ -77,23 +76,14 @@ class ServicePool:
             raise ValueError(f"a service pool needs at least 1 worker, got {n_workers}")
         self.n_workers = n_workers
         self.service = InferenceService(evaluate, n_workers, parallel_games, obs_size)
-        context = multiprocessing.get_context("spawn")
-        self._orders: list[Connection] = []
-        self._processes: list[Any] = []
         try:
-            for i in range(n_workers):
-                ours, theirs = context.Pipe()
-                process = context.Process(
-                    target=_play, name=f"self-play-{i}", daemon=True,
-                    args=(self.service.link(i), theirs, config, parallel_games, rules,
-                          threads, worker_options or {}))
-                process.start()
-                theirs.close()
-                self._orders.append(ours)
-                self._processes.append(process)
+            self._workers = SpawnedWorkers(
+                _play, lambda i: (self.service.link(i), config, parallel_games, rules,
+                                  threads, worker_options or {}), n_workers, "self-play")
         except BaseException:
-            self.close()
+            self.service.close()
             raise
+        self._processes = self._workers.processes
 
     def generate(self, weights: Any, n_games: int, seed: int) -> SelfPlayBatch:
         """``n_games`` games split over the workers (worker ``i`` seeded by ``[seed, i]``),
@@ -103,45 +93,19 @@ class ServicePool:
         jobs = list(zip(shares(n_games, self.n_workers), worker_seeds(seed, self.n_workers),
                         strict=False))
         self.service.begin(range(len(jobs)))
-        for orders, job in zip(self._orders, jobs, strict=False):
-            orders.send(job)
-        results: dict[int, Any] = {}
-        pending = {self._orders[i]: i for i in range(len(jobs))}
-        sentinels = {self._processes[i].sentinel: i for i in range(len(jobs))}
-        while pending:
-            for ready in wait(list(pending) + list(sentinels)):
-                if (ready in sentinels and self._orders[sentinels[ready]] in pending
-                        and not self._orders[sentinels[ready]].poll()):
-                    raise WorkerError(self._ended(sentinels[ready]))
-                if ready in pending:
-                    worker = pending.pop(ready)  # type: ignore[call-overload]
-                    try:
-                        results[worker] = ready.recv()  # type: ignore[union-attr]
-                    except (EOFError, OSError):
-                        raise WorkerError(self._ended(worker)) from None
-        failed = [r for r in results.values() if isinstance(r, str)]
-        if failed:
-            raise WorkerError(self.service.failure or f"a self-play worker failed: {failed[0]}")
-        return merge([results[i] for i in range(len(jobs))])
+        return merge(self._workers.ask(jobs, self._explain))
 
-    def _ended(self, worker: int) -> str:
-        return (self.service.failure or f"self-play worker {worker} ended while playing "
-                "(killed, or out of memory)")
+    def _explain(self, worker: int, failure: Failure | None) -> str:
+        if self.service.failure:
+            return self.service.failure
+        if failure is None:
+            return f"self-play worker {worker} ended while playing (killed, or out of memory)"
+        return f"a self-play worker failed: {failure.message}"
 
     def close(self) -> None:
         """Stop the processes (without waiting for the games they are playing) and the
         service."""
-        for orders in self._orders:
-            with contextlib.suppress(OSError):
-                orders.send(None)
-        for process in self._processes:
-            process.join(0.5)
-            if process.is_alive():
-                process.terminate()
-                process.join(STOP_SECONDS)
-        for orders in self._orders:
-            orders.close()
-        self._orders, self._processes = [], []
+        self._workers.close()
         self.service.close()
 
 
