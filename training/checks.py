@@ -30,16 +30,20 @@ def flag(name: str) -> str:
     return name.replace("_", "-")
 
 
+def machine_cpus() -> int:
+    """The CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def machine_threads() -> int:
     """The most threads a run may ask for: the CPUs this process may use, or numba's thread
     count where that is larger (at least :data:`MIN_THREADS_LIMIT`)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
     import numba
 
-    return max(cpus, int(numba.config.NUMBA_NUM_THREADS), MIN_THREADS_LIMIT)
+    return max(machine_cpus(), int(numba.config.NUMBA_NUM_THREADS), MIN_THREADS_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -137,4 +141,5 @@ def check_ranges(obj: Any, ranges: Mapping[str, Range]) -> None:
 
 
 __all__ = ["AT_LEAST_ONE", "COMMON_RANGES", "FRACTION", "MAX_SEED", "NOT_NEGATIVE", "POSITIVE",
-           "Range", "check_ranges", "check_types", "flag", "machine_threads"]
+           "Range", "check_ranges", "check_types", "flag", "machine_cpus",
+           "machine_threads"]

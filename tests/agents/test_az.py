@@ -343,5 +343,5 @@ def tiny_options(folder, **kw) -> AZOptions:
     base = dict(iterations=1, games_per_iteration=2, parallel_games=2, simulations=3,
                 max_considered=4, top_k=8, hidden=32, layers=1, batch_size=32,
                 sample_reuse=0.5, run_dir=str(folder), eval_every=0, net="mlp", teacher="",
-                playout_weight=0.0, augment=False)
+                playout_weight=0.0, augment=False, workers=1, root_value_weight=0.0)
     return AZOptions(**{**base, **kw})

@@ -99,7 +99,8 @@ def test_train_py_trains_a_resnet(tmp_path: Path) -> None:
     tiny = ["--algo", "az", "--net", "resnet", "--blocks", "1", "--channels", "8",
             "--hidden", "16", "--iterations", "1", "--games-per-iteration", "2",
             "--parallel-games", "2", "--simulations", "2", "--max-considered", "2",
-            "--batch-size", "8", "--eval-every", "0", "--teacher", "", "--run-dir", str(run)]
+            "--batch-size", "8", "--eval-every", "0", "--teacher", "", "--workers", "1",
+            "--run-dir", str(run)]
     assert train.main(tiny) == 0
     net = load_az_net(run / "net.pt")
     assert net.config()["net_kwargs"] == {"hidden": 16, "channels": 8, "blocks": 1, "maps": 16}

@@ -37,7 +37,7 @@ def tiny(tmp_path, **changes) -> AZOptions:
     opts = AZOptions(game="draft", teacher="", eval_every=0, iterations=2,
                      games_per_iteration=4, parallel_games=4, simulations=4,
                      max_considered=4, top_k=8, hidden=16, layers=1, batch_size=16,
-                     playouts=2, buffer_size=2000, run_dir=str(tmp_path / "run"))
+                     playouts=2, buffer_size=2000, workers=1, run_dir=str(tmp_path / "run"))
     return dataclasses.replace(opts, **changes)
 
 

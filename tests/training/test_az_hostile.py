@@ -28,7 +28,8 @@ from tests.agents.test_az import tiny_options as tiny
 
 AZ = ["--algo", "az", "--iterations", "1", "--games-per-iteration", "2", "--parallel-games",
       "2", "--simulations", "2", "--max-considered", "2", "--batch-size", "8", "--hidden",
-      "16", "--layers", "1", "--eval-every", "0", "--net", "mlp", "--teacher", ""]
+      "16", "--layers", "1", "--eval-every", "0", "--net", "mlp", "--teacher", "", "--workers",
+      "1"]
 
 
 def one_line(err: str, *names: str) -> str:

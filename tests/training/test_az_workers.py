@@ -17,7 +17,10 @@ import pytest
 
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import AZNet
+from patchwork_env.training.az import options as options_module
 from patchwork_env.training.az import run_az
+from patchwork_env.training.az import trainer as az_trainer
+from patchwork_env.training.az.options import AZOptions
 from patchwork_env.training.az.selfplay.processes import (
     SpawnedWorkers,
     WorkerError,
@@ -186,3 +189,35 @@ def test_a_ctrl_c_while_workers_start_is_held_not_lost() -> None:
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
         time.sleep(0.05)
+
+
+def test_by_default_self_play_runs_in_two_processes_where_there_are_two_cpus(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(options_module, "machine_cpus", lambda: 2)
+    assert AZOptions().workers == -1
+    assert AZOptions().with_workers().workers == 2
+    assert AZOptions(workers=1).with_workers().workers == 1
+    assert AZOptions(workers=3).with_workers().workers == 3
+
+
+def test_a_run_on_the_default_workers_records_them_and_resumes_with_the_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(options_module, "machine_cpus", lambda: 2)
+    run = tmp_path / "run"
+    run_az(tiny(run, workers=-1, games_per_iteration=4), log=None)
+    assert load_checkpoint(run / "checkpoint.pt")["options"]["workers"] == 2
+    row = run_az(tiny(run, workers=-1, games_per_iteration=4, iterations=2, resume=True),
+                 log=None)
+    assert row["iteration"] == 2
+
+
+def test_on_one_cpu_the_default_plays_in_the_learners_process_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(options_module, "machine_cpus", lambda: 1)
+    monkeypatch.setattr(az_trainer, "machine_cpus", lambda: 1)
+    run = tmp_path / "run"
+    lines: list[str] = []
+    run_az(tiny(run, workers=-1), log=lines.append)
+    assert lines[0] == ("this machine has 1 CPU: self-play runs in the learner's process "
+                        "(--workers 1), not in 2 processes")
+    assert load_checkpoint(run / "checkpoint.pt")["options"]["workers"] == 1

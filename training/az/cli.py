@@ -29,10 +29,11 @@ batch, and the network learns the search's improved policy and the games' outcom
     python evaluate.py az-playouts:runs/az-seed0/net.pt:128 greedy mcts:100 --games 400
     python train.py --game draft --run-dir runs/az-draft
 
-A run imitates a teacher first (greedy by default) and mixes random-playout estimates into
-its first value targets; models/README.md gives the commands that trained the shipped
-models/az.pt, with its curves and results. MaskablePPO: train.py --algo ppo (its flags:
-train.py --algo ppo --help)."""
+A run imitates a teacher first (greedy by default), mixes random-playout estimates into
+its first value targets and the search's root values into all of them, and plays
+self-play in two processes where the machine has 2 CPUs; models/README.md gives the
+commands that trained the shipped models/az.pt, with its curves and results.
+MaskablePPO: train.py --algo ppo (its flags: train.py --algo ppo --help)."""
 
 
 def main(argv: list[str]) -> int:

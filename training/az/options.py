@@ -8,7 +8,7 @@ search's options are the settings of the same names of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -31,12 +31,19 @@ from patchwork_env.training.checks import (
     Range,
     check_ranges,
     check_types,
+    machine_cpus,
     machine_threads,
 )
 
 MAX_ITERATIONS = 10**9
 MAX_PLAYOUTS = 10_000
 """The most random playouts per position (of the value targets and of each leaf)."""
+AUTO_WORKERS = -1
+"""``--workers`` that stands for :data:`DEFAULT_WORKERS` where this machine has the CPUs for
+them, else 1 (the default)."""
+DEFAULT_WORKERS = 2
+"""The self-play processes of a run that leaves ``--workers`` at :data:`AUTO_WORKERS`, where
+this machine has the CPUs for them."""
 MAX_RAY_WORKERS = 10_000
 """The most self-play actors on a Ray cluster (local processes: this machine's CPUs)."""
 RANGES = {
@@ -90,9 +97,9 @@ def parse_lr_drops(text: str) -> list[int]:
 class AZOptions:
     """Everything a search-guided run depends on."""
 
-    iterations: int = 16
+    iterations: int = 12
     """Self-play + learning rounds to run (a resumed run continues up to this number)."""
-    games_per_iteration: int = 256
+    games_per_iteration: int = 512
     """Games of self-play per iteration."""
     parallel_games: int = 256
     """Games in flight at once: every network call evaluates one leaf of each."""
@@ -128,7 +135,7 @@ class AZOptions:
     """Iterations over which the playout estimate's weight falls to 0."""
     playouts: int = 8
     """Random playouts per position for the playout estimate."""
-    root_value_weight: float = 0.0
+    root_value_weight: float = 0.5
     """Weight of the search's value of each position in its value target (the rest is the
     target above: outcome and playouts); forced moves, never searched, keep that target."""
     full_search_fraction: float = 1.0
@@ -212,9 +219,10 @@ class AZOptions:
     precision: str = "fp32"
     """The network's arithmetic on the device: fp32, bf16 (mixed, on CUDA or the CPU) or
     fp16 (mixed, on CUDA only; the learner scales its loss). A resumed run may change it."""
-    workers: int = 1
+    workers: int = AUTO_WORKERS
     """Self-play processes (each plays its share of the games with one torch thread; 1:
-    self-play in the learner's process). The samples depend on this number."""
+    self-play in the learner's process; -1: two where this machine has two CPUs or more,
+    else one). The samples depend on this number."""
     inference: str = "auto"
     """Where the self-play processes' leaves are evaluated: local (each process with its
     own copy of the network, on the CPU), service (one inference service in the learner's
@@ -242,9 +250,14 @@ class AZOptions:
         try:
             check_types(self)
             check_ranges(self, RANGES)
+            if self.workers < 1 and self.workers != AUTO_WORKERS:
+                raise ValueError(f"--workers must be at least 1, or {AUTO_WORKERS} for "
+                                 f"{DEFAULT_WORKERS} where this machine has the CPUs, got "
+                                 f"{self.workers}")
             workers = Range(1, MAX_RAY_WORKERS) if self.ray_address else Range(
                 1, machine_threads, why="the CPUs of this machine")
-            check_ranges(self, {"workers": workers})
+            if self.workers != AUTO_WORKERS:
+                check_ranges(self, {"workers": workers})
         except ValueError as e:
             raise AZRunError(str(e)) from None
         if self.value_reads_score and not self.score_head_weight > 0:
@@ -312,6 +325,15 @@ class AZOptions:
         for bad, message in refused:
             if bad:
                 raise AZRunError(message)
+
+    def with_workers(self) -> AZOptions:
+        """These options with ``workers`` :data:`AUTO_WORKERS` replaced by the number it
+        stands for here: :data:`DEFAULT_WORKERS`, or 1 on a machine with fewer CPUs (Ray
+        actors are not this machine's, so they are always :data:`DEFAULT_WORKERS`)."""
+        if self.workers != AUTO_WORKERS:
+            return self
+        enough = self.ray_address or machine_cpus() >= DEFAULT_WORKERS
+        return replace(self, workers=DEFAULT_WORKERS if enough else 1)
 
     @property
     def az_game(self) -> AZGame:

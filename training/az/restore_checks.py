@@ -58,10 +58,17 @@ RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", 
 how the run computes, and its checkpoint holds CPU copies.)"""
 
 
+BEFORE_DEFAULTS = {"root_value_weight": 0.0, "workers": 1}
+"""Options whose default is not what a run did before they existed: a checkpoint that does
+not name one ran with this value (no root values in the value targets, self-play in the
+learner's process)."""
+
+
 def saved_options(saved: dict[str, Any]) -> dict[str, Any]:
     """The options a checkpoint was written with, as a dict of every option (one added
-    after the checkpoint was written ran at its default there)."""
-    return {**dataclasses.asdict(AZOptions()), **saved["options"]}
+    after the checkpoint was written ran there as its :data:`BEFORE_DEFAULTS` value or, for
+    the others, its default)."""
+    return {**dataclasses.asdict(AZOptions()), **BEFORE_DEFAULTS, **saved["options"]}
 
 
 def checkpoint_net(saved: dict[str, Any], path: Path) -> AZNet:

@@ -55,7 +55,12 @@ from patchwork_env.files.folders import FolderError
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
-from patchwork_env.training.az.options import AZOptions, AZRunError
+from patchwork_env.training.az.options import (
+    AUTO_WORKERS,
+    DEFAULT_WORKERS,
+    AZOptions,
+    AZRunError,
+)
 from patchwork_env.training.az.restore_checks import (
     KIND,
     check_buffer_state,
@@ -69,6 +74,7 @@ from patchwork_env.training.az.selfplay.pools import close, make_self_play
 from patchwork_env.training.az.value_targets import bootstrapped_targets, mixed_targets
 from patchwork_env.training.az.warm_start import imitate, start_net, teacher_samples
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from patchwork_env.training.checks import machine_cpus
 from patchwork_env.training.run_folder import CHECKPOINT, clear, run_files
 
 NET_FILE = "net.pt"
@@ -276,6 +282,12 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
     silence) gets one line per iteration.
     """
     opts.check()
+    if opts.workers == AUTO_WORKERS:
+        opts = opts.with_workers()
+        opts.check()  # the memory the processes' searches take
+        if opts.workers < DEFAULT_WORKERS and log:
+            log(f"this machine has {machine_cpus()} CPU: self-play runs in the learner's "
+                f"process (--workers 1), not in {DEFAULT_WORKERS} processes")
     net = None if opts.resume else start_net(opts)
     if opts.threads:
         torch.set_num_threads(opts.threads)
