@@ -2,7 +2,8 @@
 
     python benchmarks/selfplay_workers.py [--setups in-process local:2 service:1 service:2]
                                           [--games 256] [--parallel-games 256]
-                                          [--simulations 32] [--net shaped] [--hidden 256]
+                                          [--simulations 32] [--max-considered 4] [--top-k 4]
+                                          [--net shaped] [--hidden 256]
                                           [--blocks B] [--channels C] [--device cpu]
                                           [--rounds 3] [--seed 0]
 
@@ -116,7 +117,8 @@ def table(results: dict[str, list[dict[str, float]]]) -> str:
 def network_options(args: argparse.Namespace) -> AZOptions:
     """The trainer's options of the command line's network and search."""
     return AZOptions(games_per_iteration=args.games, parallel_games=args.parallel_games,
-                     simulations=args.simulations, net=args.net, hidden=args.hidden,
+                     simulations=args.simulations, max_considered=args.max_considered,
+                     top_k=args.top_k, net=args.net, hidden=args.hidden,
                      blocks=args.blocks, channels=args.channels, device=args.device,
                      seed=args.seed, teacher="")
 
@@ -128,6 +130,8 @@ def add_network_flags(parser: argparse.ArgumentParser) -> None:
                         help="games per round and setup (an iteration's)")
     parser.add_argument("--parallel-games", type=int, default=defaults.parallel_games)
     parser.add_argument("--simulations", type=int, default=defaults.simulations)
+    parser.add_argument("--max-considered", type=int, default=defaults.max_considered)
+    parser.add_argument("--top-k", type=int, default=defaults.top_k)
     parser.add_argument("--net", choices=AZ_KINDS, default=defaults.net)
     parser.add_argument("--hidden", type=int, default=defaults.hidden)
     parser.add_argument("--blocks", type=int, default=defaults.blocks)

@@ -97,7 +97,8 @@ PLAY = SearchConfig(max_considered=4, top_k=4, gumbel_scale=0.0)
 actions are the best placement of each slot's patch and advancing, as the four-choice tree
 of ``mcts`` branches (its ``simulations`` is set from the agent's evaluation budget)."""
 
-TRAINING = SearchConfig(score_weight=0.5)
-"""How a training run's self-play searches unless its options say otherwise: the defaults
-(Gumbel noise at the root), with finished games valued half by win/loss and half by the
-clipped score difference."""
+TRAINING = SearchConfig(max_considered=4, top_k=4, score_weight=0.5)
+"""How a training run's self-play searches unless its options say otherwise: as narrow as
+:data:`PLAY` (4 considered root actions, 4 kept edges), so that self-play spends its
+simulations on the moves the agents weigh, with Gumbel noise at the root, and finished
+games valued half by win/loss and half by the clipped score difference."""

@@ -196,6 +196,14 @@ def test_an_option_newer_than_the_checkpoint_resumes_only_at_its_default(tmp_pat
     assert run_az(tiny(tmp_path / "run", iterations=2, resume=True), log=None)["iteration"] == 2
 
 
+def test_a_resume_with_other_search_settings_names_the_runs_own(tmp_path) -> None:
+    run_az(tiny(tmp_path / "run"), log=None)
+    with pytest.raises(CheckpointError, match="the run's max_considered 4, not 16, top_k 8, "
+                                              "not 32"):
+        run_az(tiny(tmp_path / "run", iterations=2, resume=True, max_considered=16, top_k=32),
+               log=None)
+
+
 def test_a_run_started_from_a_network_resumes_without_its_file(tmp_path) -> None:
     run_az(tiny(tmp_path / "first"), log=None)
     start = tmp_path / "start.pt"

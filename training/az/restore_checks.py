@@ -117,8 +117,9 @@ def check_resumable(saved: dict[str, Any], opts: AZOptions, path: Path) -> None:
     changed = sorted(k for k, v in written.items()
                      if k not in RESUMABLE_CHANGES and given.get(k) != v)
     if changed:
-        raise CheckpointError(f"{path} was written with other options ({', '.join(changed)} "
-                              "differ); resume with the run's own options")
+        differences = ", ".join(f"{k} {written[k]!r}, not {given.get(k)!r}" for k in changed)
+        raise CheckpointError(f"{path} was written with other options (the run's {differences}"
+                              "); resume with the run's own options")
     done = int(saved["counters"]["iteration"])
     if [d for d in opts.lr_drop_iterations() if d < done] != [d for d in trained if d < done]:
         raise CheckpointError(f"{path} has trained {done} iterations: lr_drops may change only "
