@@ -1,6 +1,7 @@
 """Search-guided self-play throughput, and where its time goes.
 
-    python benchmarks/training.py [--simulations N] [--batches 64 256] [--threads 1 2]
+    python benchmarks/training.py [--simulations N] [--max-considered 4] [--top-k 4]
+                                  [--batches 64 256] [--threads 1 2]
                                   [--moves M | --complete-games]
                                   [--net shaped|mlp|stencil|resnet] [--hidden H]
                                   [--blocks B] [--channels C] [--seed S]
@@ -8,7 +9,8 @@
 For each thread count and number of games in flight, self-play with an az network
 (``--net``: the trainer's default ``shaped`` body unless told, sized as the trainer's
 ``--hidden``, ``--blocks`` and ``--channels``; fresh weights, ``N``
-simulations per move) runs that many games at once, all searched together: ``M`` moves
+simulations per move, searching as the trainer's self-play does unless ``--max-considered``
+and ``--top-k`` say otherwise) runs that many games at once, all searched together: ``M`` moves
 of every game from positions drawn from all stages of earlier games (a finished game is
 replaced by a new one), or with ``--complete-games`` that many complete games from their
 first move (the training worker itself). It prints:
@@ -39,7 +41,7 @@ import numpy as np
 import torch
 
 from patchwork_env import GameBatch
-from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.az.config import TRAINING, SearchConfig
 from patchwork_env.agents.az.net import AZ_KINDS, AZNet, make_evaluator
 from patchwork_env.agents.az.search import GumbelSearch
 from patchwork_env.training.az.limits import CONV_BODIES
@@ -57,12 +59,12 @@ def positions(n: int, seed: int) -> np.ndarray:
     return batch.states[rng.choice(len(batch), size=n, replace=False)]
 
 
-def self_play(start: np.ndarray, moves: int, simulations: int, net: AZNet, seed: int,
-              parallel: bool = False) -> dict[str, float]:
-    """Self-play statistics of ``moves`` moves of every game, from the positions ``start``
-    (finished games are replaced by new ones)."""
+def self_play(start: np.ndarray, moves: int, config: SearchConfig, net: AZNet,
+              seed: int) -> dict[str, float]:
+    """Self-play statistics of ``moves`` moves of every game searched by ``config``, from
+    the positions ``start`` (finished games are replaced by new ones)."""
     games = GameBatch(start.copy(), "default", np.random.default_rng(seed))
-    search = GumbelSearch(len(games), simulations=simulations, parallel=parallel)
+    search = GumbelSearch(len(games), config)
     evaluate = make_evaluator(net)
     rng = np.random.default_rng(seed)
     stats = {"moves": 0.0, "simulations": 0.0, "evaluations": 0.0, "tree_seconds": 0.0,
@@ -82,25 +84,24 @@ def self_play(start: np.ndarray, moves: int, simulations: int, net: AZNet, seed:
     return stats
 
 
-def complete_games(games: int, simulations: int, net: AZNet, seed: int,
-                   parallel: bool = False) -> dict[str, float]:
-    """The statistics of the training worker playing ``games`` complete games at once."""
-    worker = SelfPlayWorker(net.config(), SearchConfig(simulations=simulations,
-                                                       parallel=parallel),
-                            parallel_games=games)
+def complete_games(games: int, config: SearchConfig, net: AZNet,
+                   seed: int) -> dict[str, float]:
+    """The statistics of the training worker playing ``games`` complete games at once,
+    searching by ``config``."""
+    worker = SelfPlayWorker(net.config(), config, parallel_games=games)
     return worker.generate(net.state_dict(), n_games=games, seed=seed).stats
 
 
-def tree_only(start: np.ndarray, simulations: int, seed: int, moves: int = 3,
-              parallel: bool = False) -> float:
-    """Leaves per second of the search from ``start`` with a network that costs nothing."""
+def tree_only(start: np.ndarray, config: SearchConfig, seed: int, moves: int = 3) -> float:
+    """Leaves per second of the search ``config`` from ``start`` with a network that costs
+    nothing."""
     rng = np.random.default_rng(seed)
     logits = rng.standard_normal((len(start), 2026)).astype(np.float32)
 
     def free(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return logits[: len(obs)], np.zeros(len(obs), np.float32)
 
-    search = GumbelSearch(len(start), simulations=simulations, parallel=parallel)
+    search = GumbelSearch(len(start), config)
     search.run(start, "default", free, rng)
     leaves = 0
     began = time.perf_counter()
@@ -111,7 +112,11 @@ def tree_only(start: np.ndarray, simulations: int, seed: int, moves: int = 3,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--simulations", type=int, default=32)
+    parser.add_argument("--simulations", type=int, default=TRAINING.simulations)
+    parser.add_argument("--max-considered", type=int, default=TRAINING.max_considered,
+                        help="root actions sampled (default: the trainer's self-play)")
+    parser.add_argument("--top-k", type=int, default=TRAINING.top_k,
+                        help="edges kept at inner nodes (default: the trainer's self-play)")
     parser.add_argument("--batches", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--moves", type=int, default=8)
@@ -135,8 +140,11 @@ def main() -> None:
     tree = "threaded" if args.threaded_tree else "serial"
     body = (f"{args.blocks} blocks of {args.channels} channels" if args.net in CONV_BODIES
             else f"MLP 1189-{args.hidden}-{args.hidden} trunk")
-    print(f"self-play, {args.net} network ({body}), "
-          f"{args.simulations} simulations per move, {how}, {tree} tree operations")
+    config = TRAINING.replace(simulations=args.simulations, max_considered=args.max_considered,
+                              top_k=args.top_k, parallel=args.threaded_tree)
+    print(f"self-play, {args.net} network ({body}), {args.simulations} simulations per move "
+          f"({args.max_considered} considered root actions, {args.top_k} kept edges), {how}, "
+          f"{tree} tree operations")
     print("| threads | games in flight | positions/s | simulations/s | net evals/s | tree % "
           "| net % | other % |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -144,11 +152,9 @@ def main() -> None:
         torch.set_num_threads(threads)
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         for games in args.batches:
-            self_play(pools[games][:8], 1, args.simulations, net, args.seed)  # warm up
-            par = args.threaded_tree
-            st = (complete_games(games, args.simulations, net, args.seed, par)
-                  if args.complete_games else
-                  self_play(pools[games], args.moves, args.simulations, net, args.seed, par))
+            self_play(pools[games][:8], 1, config, net, args.seed)  # warm up
+            st = (complete_games(games, config, net, args.seed) if args.complete_games else
+                  self_play(pools[games], args.moves, config, net, args.seed))
             total = st["seconds"]
             tree, net_share = st["tree_seconds"] / total, st["network_seconds"] / total
             print(f"| {threads} | {games} | {st['moves'] / total:,.0f} | "
@@ -161,8 +167,7 @@ def main() -> None:
     for threads in args.threads:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         for games in args.batches:
-            rate = tree_only(pools[games], args.simulations, args.seed,
-                             parallel=args.threaded_tree)
+            rate = tree_only(pools[games], config, args.seed)
             print(f"| {threads} | {games} | {rate:,.0f} |", flush=True)
 
 
