@@ -142,9 +142,9 @@ def main() -> None:
             else f"MLP 1189-{args.hidden}-{args.hidden} trunk")
     config = TRAINING.replace(simulations=args.simulations, max_considered=args.max_considered,
                               top_k=args.top_k, parallel=args.threaded_tree)
-    print(f"self-play, {args.net} network ({body}), {args.simulations} simulations per move "
-          f"({args.max_considered} considered root actions, {args.top_k} kept edges), {how}, "
-          f"{tree} tree operations")
+    print(f"self-play, {args.net} network ({body}), {config.simulations} simulations per "
+          f"move ({config.max_considered} considered root actions, {config.top_k} kept edges), "
+          f"{how}, {tree} tree operations")
     print("| threads | games in flight | positions/s | simulations/s | net evals/s | tree % "
           "| net % | other % |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
