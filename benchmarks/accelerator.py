@@ -107,6 +107,10 @@ def compile_once() -> None:
     worker.generate(None, 2, seed=0)
 
 
+STOP_SECONDS = 120
+"""How long the training run may take to stop after its Ctrl-C before it is killed."""
+
+
 def train_and_evaluate(args: argparse.Namespace, folder: Path) -> None:
     """Train for ``args.train_seconds`` (stopped by SIGINT), then evaluate on the CPU."""
     run = folder / "run"
@@ -122,7 +126,15 @@ def train_and_evaluate(args: argparse.Namespace, folder: Path) -> None:
             process.wait(args.train_seconds)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGINT)
-            process.wait()
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                # e.g. launched with Ctrl-C ignored (a background job of a script): never
+                # leave a run behind that goes on using the machine
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                raise SystemExit(f"the training run did not stop within {STOP_SECONDS} s "
+                                 "of Ctrl-C (is SIGINT ignored here?); it was killed") from None
     print(f"trained {time.perf_counter() - began:.0f} s (exit status {process.returncode}; "
           "130: stopped by Ctrl-C as planned)")
     metrics = run / "metrics.csv"
