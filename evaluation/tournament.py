@@ -106,9 +106,16 @@ def run_task(task: Task) -> tuple[Task, list[GameRecord]]:
 
 
 def _init_worker() -> None:
+    """One core per process: the engine's kernels and, for the agents with a network,
+    torch's on one thread each (more threads than cores spin against one another)."""
     import numba
 
-    numba.set_num_threads(1)  # one core per process
+    numba.set_num_threads(1)
+    try:
+        import torch
+    except ImportError:  # torch is optional: only the agents with a network need it
+        return
+    torch.set_num_threads(1)
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, list[GameRecord]]]:

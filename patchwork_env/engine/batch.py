@@ -13,7 +13,6 @@ The fields are still visible as arrays, e.g. ``batch.buttons`` is an ``(N, 2)`` 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,10 +37,6 @@ from patchwork_env.engine.batch_kernels import (
 from patchwork_env.engine.compiling import compile_serial_and_parallel, pick
 from patchwork_env.engine.kernels import STATE_DTYPE
 from patchwork_env.engine.record_batch import RecordBatch, seed_from
-
-# Idle OpenMP workers otherwise spin after each parallel call, stealing the cores that the
-# caller (an agent, a learner) needs between calls. Set the variable yourself to override.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 _ERROR_TEXT = {
     kernels.ERR_GAME_OVER: "the game is over",
