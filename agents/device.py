@@ -9,6 +9,7 @@ machine.
   them (``fp32``: as it is).
 * :class:`Uploader`: observations from numpy to the device, through a pinned buffer and an
   asynchronous copy on CUDA.
+* :func:`use_threads`: how many CPU threads a process's networks and engine kernels take.
 """
 
 from __future__ import annotations
@@ -113,6 +114,21 @@ def autocast(device: torch.device, precision: str) -> Iterator[None]:
     dtype = torch.bfloat16 if precision == "bf16" else torch.float16
     with torch.autocast(device_type=device.type, dtype=dtype):
         yield
+
+
+def use_threads(threads: int) -> None:
+    """Run this process's engine kernels (numba, at most as many threads as it started
+    with) and, where torch is installed, its networks on ``threads`` threads each. Processes
+    that share the cores each take their share: more threads than cores only wait on one
+    another."""
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        import torch
+    except ImportError:  # torch is optional: only the agents with a network need it
+        return
+    torch.set_num_threads(threads)
 
 
 def on_cpu(value: Any) -> Any:

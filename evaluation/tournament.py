@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from patchwork_env.agents import make, split_device
+from patchwork_env.agents.device import use_threads
 from patchwork_env.evaluation.arena import GameRecord, play_match
 from patchwork_env.evaluation.ratings import bootstrap_elo, fit_elo, wilson_interval
 
@@ -106,16 +107,7 @@ def run_task(task: Task) -> tuple[Task, list[GameRecord]]:
 
 
 def _init_worker() -> None:
-    """One core per process: the engine's kernels and, for the agents with a network,
-    torch's on one thread each (more threads than cores spin against one another)."""
-    import numba
-
-    numba.set_num_threads(1)
-    try:
-        import torch
-    except ImportError:  # torch is optional: only the agents with a network need it
-        return
-    torch.set_num_threads(1)
+    use_threads(1)  # one core per process
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, list[GameRecord]]]:

@@ -15,12 +15,13 @@ import sys
 from collections import OrderedDict
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import torch
 
 from patchwork_env.agents.az.net import AZNet, load_az_net
-from patchwork_env.agents.device import on_cpu
+from patchwork_env.agents.device import on_cpu, use_threads
 from patchwork_env.training.az import run_az
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
@@ -168,3 +169,13 @@ def test_a_cuda_run_trains_and_plays_on_the_cpu(precision: str, tmp_path: Path) 
     assert {p.device.type for p in net.parameters()} == {"cpu"}
     row = run_az(tiny(tmp_path / "run", device="cpu", iterations=2, resume=True), log=None)
     assert row["iteration"] == 2
+
+
+def test_use_threads_sets_the_engines_and_the_networks_threads() -> None:
+    before = (numba.get_num_threads(), torch.get_num_threads())
+    try:
+        use_threads(1)
+        assert (numba.get_num_threads(), torch.get_num_threads()) == (1, 1)
+    finally:
+        numba.set_num_threads(before[0])
+        torch.set_num_threads(before[1])

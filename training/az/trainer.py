@@ -38,7 +38,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 from tqdm import tqdm
@@ -48,7 +47,7 @@ from patchwork_env.agents.az.net import (
     check_weights,
     save_az_net,
 )
-from patchwork_env.agents.device import resolve_device
+from patchwork_env.agents.device import resolve_device, use_threads
 from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError
@@ -290,8 +289,7 @@ def run_az(opts: AZOptions, log: Any = print) -> dict[str, Any]:
                 f"process (--workers 1), not in {DEFAULT_WORKERS} processes")
     net = None if opts.resume else start_net(opts)
     if opts.threads:
-        torch.set_num_threads(opts.threads)
-        numba.set_num_threads(min(opts.threads, numba.config.NUMBA_NUM_THREADS))
+        use_threads(opts.threads)
     with _claim(opts) as folder:
         run = _open_run(opts, folder, net)
         try:

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 
 from patchwork_env.agents.az.config import SearchConfig
-from patchwork_env.agents.device import on_cpu
+from patchwork_env.agents.device import on_cpu, use_threads
 from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWorker
 
 STOP_SECONDS = 10.0
@@ -177,10 +176,7 @@ def _play(orders: Connection, net_config: dict[str, Any], config: SearchConfig,
           worker_options: dict[str, Any]) -> None:
     """A worker process: play the games it is sent with the weights sent with them."""
     ignore_ctrl_c()
-    torch.set_num_threads(threads)
-    # the engine's kernels on as many threads as the network: the processes share the
-    # cores, and more threads than that only wait on one another
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    use_threads(threads)
     worker = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
                             **worker_options)
     serve(orders, lambda order: worker.generate(*order))

@@ -19,7 +19,7 @@ import torch
 
 from patchwork_env.agents.az.config import SearchConfig
 from patchwork_env.agents.az.net import build_az_net, make_evaluator
-from patchwork_env.agents.device import on_cpu, resolve_device
+from patchwork_env.agents.device import on_cpu, resolve_device, use_threads
 from patchwork_env.training.az.selfplay.processes import (
     merge,
     shares,
@@ -100,7 +100,7 @@ class ClientActor:
     def __init__(self, service: Any, worker: int, config: SearchConfig,
                  parallel_games: int, rules: str, threads: int,
                  worker_options: dict[str, Any] | None = None) -> None:
-        torch.set_num_threads(threads)
+        use_threads(threads)
         self._leaves = _RemoteLeaves(service, worker)
         self._worker = SelfPlayWorker(None, config, parallel_games, rules,
                                       evaluate=self._leaves, **(worker_options or {}))

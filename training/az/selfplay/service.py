@@ -21,9 +21,8 @@ from __future__ import annotations
 from multiprocessing.connection import Connection
 from typing import Any
 
-import torch
-
 from patchwork_env.agents.az.config import SearchConfig
+from patchwork_env.agents.device import use_threads
 from patchwork_env.training.az.selfplay.inference import (
     InferenceService,
     NetworkEvaluator,
@@ -46,7 +45,7 @@ def _play(orders: Connection, link: ServiceLink, config: SearchConfig, parallel_
           rules: str, threads: int, worker_options: dict[str, Any]) -> None:
     """A worker process: play the games it is sent, its leaves evaluated by the service."""
     ignore_ctrl_c()
-    torch.set_num_threads(threads)
+    use_threads(threads)
     evaluate = RemoteEvaluator(link)
     worker = SelfPlayWorker(None, config, parallel_games, rules, evaluate=evaluate,
                             **worker_options)
