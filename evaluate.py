@@ -56,7 +56,9 @@ anything about the games is printed: each whole, all or none. A tournament that 
 write them (a full disk) ends with a one-line error and exit status 1, leaves the folder's
 earlier files as they were and removes a folder it created. When the reader of the output
 goes away (``evaluate.py | head -1``) the program ends quietly at its next print, with exit
-status 141 (as a program stopped by ``SIGPIPE``), its results already written.
+status 141 (as a program stopped by ``SIGPIPE``), its results already written. A Ctrl-C
+ends it with one line and exit status 130, a ``SIGTERM`` (``kill PID``) the same way with
+143; either writes no results.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ from patchwork_env.files.atomic import WriteError, together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError, existing
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
+from patchwork_env.files.termination import stops_on_sigterm_as_on_ctrl_c
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_DRAFT_AGENTS = ("random", "greedy", "mcts:200")
@@ -233,6 +236,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 @ends_quietly_when_stdout_closes
+@stops_on_sigterm_as_on_ctrl_c
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournament the command line asks for; the exit status."""
     args = parse_args(argv)

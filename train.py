@@ -15,9 +15,11 @@ A new run refuses a folder that holds another run unless --overwrite is given, a
 second program on a folder in use refuses at once; a resumed run refuses a --total-steps
 it has already reached. Every file is written atomically (whole, or the earlier one kept);
 a full disk ends the run with one line and exit status 1, and it continues from its last
-checkpoint with --resume. When the reader of the output goes away (``train.py | head``)
-the program ends quietly at its next print with exit status 141. (How long the default run
-takes: docs/training.md.)
+checkpoint with --resume. A Ctrl-C ends it with one line and exit status 130, a
+``SIGTERM`` (``kill PID``, a cluster's scheduler) the same way with 143; either keeps the
+last checkpoint. When the reader of the output goes away (``train.py | head``) the program
+ends quietly at its next print with exit status 141. (How long the default run takes:
+docs/training.md.)
 
 The learner plays a batch of games (``PatchworkVecEnv``: its seat drawn at random for each
 game, the opponent's moves played inside the env) against opponents drawn from a pool:
@@ -47,6 +49,7 @@ from patchwork_env import agents
 from patchwork_env.agents.ppo.networks import NETS
 from patchwork_env.evaluation.tournament import MAX_GAMES
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
+from patchwork_env.files.termination import stops_on_sigterm_as_on_ctrl_c
 from patchwork_env.training.cli import check_types, dataclass_parser, flag, given_fields
 from patchwork_env.training.ppo.limits import check_memory
 from patchwork_env.training.ppo.session import run_ppo
@@ -242,6 +245,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, set[str]]:
 
 
 @ends_quietly_when_stdout_closes
+@stops_on_sigterm_as_on_ctrl_c
 def main(argv: list[str] | None = None) -> int:
     """Run ``train.py`` with the command line ``argv``; the exit status.
 

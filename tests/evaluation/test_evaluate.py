@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -141,4 +144,16 @@ def test_an_interrupted_tournament_leaves_no_folder(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(evaluate, "round_robin", interrupted)
     assert evaluate.main(["random", "greedy", "--games", "2", "--jobs", "1"]) == 130
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_terminated_tournament_leaves_no_folder_and_ends_with_143(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` or a scheduler would
+        time.sleep(5)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(evaluate, "round_robin", terminated)
+    assert evaluate.main(["random", "greedy", "--games", "2", "--jobs", "1"]) == 143
     assert list(tmp_path.iterdir()) == []

@@ -25,8 +25,8 @@ from patchwork_env.training.az.selfplay.processes import (
     SpawnedWorkers,
     WorkerError,
     WorkerPool,
-    _sigint_held,
-    ignore_ctrl_c,
+    _stop_signals_held,
+    ignore_stop_signals,
     serve,
 )
 from patchwork_env.training.checkpoint import load_checkpoint
@@ -66,14 +66,15 @@ def pool_of_two() -> tuple[WorkerPool, AZNet]:
     return WorkerPool(net.config(), config, n_workers=2, parallel_games=2), net
 
 
-def test_the_workers_ignore_a_ctrl_c_and_go_on_playing() -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_workers_ignore_a_ctrl_c_or_sigterm_and_go_on_playing(signum: signal.Signals) -> None:
     pool, net = pool_of_two()
     try:
         first = pool.generate(net.state_dict(), 2, seed=3)
         processes = pool._processes()
         assert len(processes) == 2
         for process in processes:
-            os.kill(process.pid, signal.SIGINT)
+            os.kill(process.pid, signum)
         time.sleep(0.5)
         assert all(p.is_alive() for p in processes)
         again = pool.generate(net.state_dict(), 2, seed=3)
@@ -97,7 +98,7 @@ def test_a_worker_that_dies_is_one_line_at_once() -> None:
 
 def _dies_halfway_through_its_reply(orders: Connection) -> None:
     """A worker that announces a reply of 1 MiB, writes 100 bytes of it and dies."""
-    ignore_ctrl_c()
+    ignore_stop_signals()
 
     def handle(order: object) -> None:
         os.write(orders.fileno(), struct.pack("!i", 1 << 20) + bytes(100))
@@ -153,8 +154,17 @@ def test_a_run_whose_worker_dies_stops_with_its_checkpoint_and_resumes(
     assert row["iteration"] == 2
 
 
-def test_one_ctrl_c_ends_a_run_with_workers_in_one_line_and_a_checkpoint(
-        tmp_path: Path) -> None:
+STOPS = {
+    "ctrl-c": (True, signal.SIGINT, 130),  # a terminal's Ctrl-C reaches every process
+    "scheduler's sigterm": (True, signal.SIGTERM, 143),  # a job's processes, all of them
+    "kill pid": (False, signal.SIGTERM, 143),  # the learner's process alone
+}
+
+
+@pytest.mark.parametrize("stop", list(STOPS))
+def test_a_ctrl_c_or_sigterm_ends_a_run_with_workers_in_one_line_and_a_checkpoint(
+        tmp_path: Path, stop: str) -> None:
+    to_group, signum, status = STOPS[stop]
     run = tmp_path / "run"
     command = [sys.executable, str(ROOT / "train.py"), "--algo", "az", "--iterations",
                "1000", "--games-per-iteration", "4", "--parallel-games", "2", "--simulations",
@@ -169,23 +179,39 @@ def test_one_ctrl_c_ends_a_run_with_workers_in_one_line_and_a_checkpoint(
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             time.sleep(0.2)
         time.sleep(0.3)  # into the next iteration's self-play, most likely
-        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process
+        if to_group:
+            os.killpg(process.pid, signum)
+        else:
+            os.kill(process.pid, signum)
         _, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     last = [line for line in err.splitlines() if line.strip()][-1]
     assert last == "train.py: interrupted; continue from the last checkpoint with --resume"
     assert err.count("train.py:") == 1, err
     assert load_checkpoint(run / "checkpoint.pt")["counters"]["iteration"] >= 1
+    assert group_ended(process.pid), "a self-play process outlived the run"
+
+
+def group_ended(group: int, within: float = 15.0) -> bool:
+    """Whether every process of the process group ``group`` ends within ``within`` s."""
+    stop = time.monotonic() + within
+    while time.monotonic() < stop:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def test_a_ctrl_c_while_workers_start_is_held_not_lost() -> None:
     with pytest.raises(KeyboardInterrupt):
-        with _sigint_held():
+        with _stop_signals_held():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
         time.sleep(0.05)

@@ -5,7 +5,8 @@ Every field of :class:`~.options.AZOptions` is a flag (``--simulations 32``,
 in use or holding another run, a checkpoint or records that cannot be trusted) or a
 network that diverged ends with one line and exit status 2; a file that cannot be written
 (a full disk) or a self-play process that died, with one line and exit status 1; a Ctrl-C,
-with one line and exit status 130. Each leaves the last checkpoint to resume from.
+with one line and exit status 130, and a ``SIGTERM`` (``kill PID``, a cluster's scheduler)
+the same way with 143. Each leaves the last checkpoint to resume from.
 """
 
 from __future__ import annotations

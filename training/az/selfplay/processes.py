@@ -11,9 +11,10 @@ the samples are the same from run to run.
 :class:`SpawnedWorkers` is how the learner's process talks to its self-play processes
 (this pool's and :class:`~.service.ServicePool`'s): one pipe each, an order sent down it
 and one reply back, and nothing in the learner's process but the pipes, so that no
-background thread can hold up its exit. The processes ignore ``SIGINT``: a Ctrl-C in the
-terminal reaches every process of the program, and the learner's process alone handles
-it (it stops the workers when the run ends). A worker that dies (killed, out of memory)
+background thread can hold up its exit. The processes ignore ``SIGINT`` and ``SIGTERM``:
+a Ctrl-C in the terminal, or a scheduler's ``SIGTERM`` to the whole job, reaches every
+process of the program, and the learner's process alone handles it (it stops the workers
+when the run ends). A worker that dies (killed, out of memory)
 makes :meth:`WorkerPool.generate` raise a one-line :class:`WorkerError` at once, and
 :meth:`WorkerPool.close` ends the processes without waiting for the games they are
 playing.
@@ -56,28 +57,33 @@ class Failure:
     message: str
 
 
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+"""The signals that stop a run: the learner's process handles them, its workers ignore them."""
+
+
 @contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Hold ``SIGINT`` back in the block: the processes started there begin with it
-    blocked (a signal mask survives their start) until :func:`ignore_ctrl_c` makes them
-    ignore it, and a Ctrl-C that arrives meanwhile reaches this process when the block ends
-    instead of being lost. A thread other than the main one leaves the signals as they
-    are."""
+def _stop_signals_held() -> Iterator[None]:
+    """Hold :data:`STOP_SIGNALS` back in the block: the processes started there begin with
+    them blocked (a signal mask survives their start) until :func:`ignore_stop_signals`
+    makes them ignore them, and a Ctrl-C or ``SIGTERM`` that arrives meanwhile reaches this
+    process when the block ends instead of being lost. A thread other than the main one
+    leaves the signals as they are."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def ignore_ctrl_c() -> None:
-    """A self-play process's first step: ignore ``SIGINT`` (the learner's process handles a
-    Ctrl-C) and stop holding it back (:func:`_sigint_held`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+def ignore_stop_signals() -> None:
+    """A self-play process's first step: ignore :data:`STOP_SIGNALS` (the learner's process
+    handles them) and stop holding them back (:func:`_stop_signals_held`)."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 def serve(orders: Connection, handle: Callable[[Any], Any]) -> None:
@@ -102,7 +108,7 @@ def serve(orders: Connection, handle: Callable[[Any], Any]) -> None:
 
 class SpawnedWorkers:
     """``n`` daemon processes, started fresh (``spawn``): process ``i`` runs
-    ``target(orders, *args(i))``, which calls :func:`ignore_ctrl_c` and then
+    ``target(orders, *args(i))``, which calls :func:`ignore_stop_signals` and then
     :func:`serve` on its end of the pipe ``orders``. ``name`` names them."""
 
     def __init__(self, target: Callable[..., None], args: Callable[[int], tuple[Any, ...]],
@@ -111,7 +117,7 @@ class SpawnedWorkers:
         self.pipes: list[Connection] = []
         self.processes: list[Any] = []
         try:
-            with _sigint_held():  # the processes begin with Ctrl-C held back
+            with _stop_signals_held():  # the processes begin with them held back
                 for i in range(n):
                     ours, theirs = context.Pipe()
                     process = context.Process(target=target, args=(theirs, *args(i)),
@@ -157,7 +163,7 @@ class SpawnedWorkers:
 
     def close(self) -> None:
         """Close the pipes, give the processes :data:`IDLE_EXIT_SECONDS` to end (an idle
-        one does at once), then stop the ones still playing."""
+        one does at once), then kill the ones still playing (they ignore ``SIGTERM``)."""
         for pipe in self.pipes:
             pipe.close()
         deadline = time.monotonic() + IDLE_EXIT_SECONDS
@@ -165,7 +171,7 @@ class SpawnedWorkers:
             process.join(max(0.0, deadline - time.monotonic()))
         for process in self.processes:
             if process.is_alive():
-                process.terminate()
+                process.kill()
         for process in self.processes:
             process.join(STOP_SECONDS)
         self.pipes = []
@@ -175,7 +181,7 @@ def _play(orders: Connection, net_config: dict[str, Any], config: SearchConfig,
           parallel_games: int, rules: str, threads: int,
           worker_options: dict[str, Any]) -> None:
     """A worker process: play the games it is sent with the weights sent with them."""
-    ignore_ctrl_c()
+    ignore_stop_signals()
     use_threads(threads)
     worker = SelfPlayWorker(net_config, config, parallel_games, rules, threads=threads,
                             **worker_options)

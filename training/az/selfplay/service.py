@@ -32,7 +32,7 @@ from patchwork_env.training.az.selfplay.inference import (
 from patchwork_env.training.az.selfplay.processes import (
     Failure,
     SpawnedWorkers,
-    ignore_ctrl_c,
+    ignore_stop_signals,
     merge,
     serve,
     shares,
@@ -44,7 +44,7 @@ from patchwork_env.training.az.selfplay.worker import SelfPlayBatch, SelfPlayWor
 def _play(orders: Connection, link: ServiceLink, config: SearchConfig, parallel_games: int,
           rules: str, threads: int, worker_options: dict[str, Any]) -> None:
     """A worker process: play the games it is sent, its leaves evaluated by the service."""
-    ignore_ctrl_c()
+    ignore_stop_signals()
     use_threads(threads)
     evaluate = RemoteEvaluator(link)
     worker = SelfPlayWorker(None, config, parallel_games, rules, evaluate=evaluate,
