@@ -80,6 +80,14 @@ def other_shape(saved: dict[str, Any]) -> None:
     saved["learner"]["net"][name] = torch.zeros(7, 3)
 
 
+def nan_average(saved: dict[str, Any]) -> None:
+    saved["average"][first_param(saved)][0, 0] = float("nan")
+
+
+def average_of_other_shape(saved: dict[str, Any]) -> None:
+    saved["average"][first_param(saved)] = torch.zeros(7, 3)
+
+
 def nan_moment(saved: dict[str, Any]) -> None:
     saved["learner"]["optimizer"]["state"][0]["exp_avg_sq"][0] = float("nan")
 
@@ -123,6 +131,9 @@ CASES = {
     "added fewer than held": (set_item("buffer", "added", value=1), "added"),
     "NaN weight": (nan_weight, "NaN or infinite weights"),
     "weights of another shape": (other_shape, "(7, 3) in the file"),
+    "NaN weight of the average": (nan_average, "the average's weights are not all finite"),
+    "average of another shape": (average_of_other_shape,
+                                 "the average's weights do not fit the network"),
     "NaN optimiser moment": (nan_moment, "exp_avg_sq of parameter 0"),
     "optimiser moment of another shape": (moment_shape, "exp_avg of parameter 0 has shape (3,)"),
     "learning rate NaN": (set_item("learner", "optimizer", "param_groups", 0, "lr",

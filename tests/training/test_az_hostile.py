@@ -46,6 +46,8 @@ def one_line(err: str, *names: str) -> str:
     ({"c_visit": float("-inf")}, "--c-visit"),
     ({"learning_rate": float("inf")}, "--learning-rate"),
     ({"weight_decay": -1.0}, "--weight-decay"),
+    ({"average_decay": 1.0}, "--average-decay"),
+    ({"average_decay": float("nan")}, "--average-decay"),
     ({"value_weight": -0.5}, "--value-weight"),
     ({"parallel_games": 100_000_000_000}, "--parallel-games"),
     ({"games_per_iteration": 100_000_000_000}, "--games-per-iteration"),

@@ -60,7 +60,8 @@ RANGES = {
     "blocks": Range(1, 256), "channels": Range(1, 4_096),
     "teacher_positions": AT_LEAST_ONE, "teacher_epochs": Range(0, 1_000, above=True),
     "learning_rate": Range(0, 1, above=True), "lr_drop_factor": Range(0, 1, above=True),
-    "weight_decay": NOT_NEGATIVE, "value_weight": NOT_NEGATIVE,
+    "weight_decay": NOT_NEGATIVE, "average_decay": Range(0, 0.999),
+    "value_weight": NOT_NEGATIVE,
     "score_head_weight": NOT_NEGATIVE, "ownership_weight": NOT_NEGATIVE,
     "batch_size": Range(1, 1_000_000), "sample_reuse": Range(0, 1_000, above=True),
     "buffer_size": AT_LEAST_ONE, "eval_every": Range(0, MAX_ITERATIONS),
@@ -178,6 +179,12 @@ class AZOptions:
     """What each of lr_drops multiplies the learning rate by."""
     weight_decay: float = 1e-4
     """Decoupled weight decay."""
+    average_decay: float = 0.9
+    """The run publishes (as net.pt, and plays in its evaluations) a moving average of the
+    learner's weights that keeps this much of itself each iteration, about the last
+    1 / (1 - average_decay) iterations (fewer in the first ones); 0: the learner's own
+    network. Self-play and learning are the same either way (training/az/averaging.py); a
+    resumed run may change it."""
     value_weight: float = 1.0
     """Weight of the value's squared error in the loss."""
     score_head_weight: float = 0.0

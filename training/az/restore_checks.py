@@ -51,17 +51,18 @@ NETWORK_SIZES = ("hidden", "layers", "blocks", "channels")
 KIND = "az"
 RESUMABLE_CHANGES = ("iterations", "run_dir", "resume", "overwrite", "threads", "eval_every",
                      "eval_games", "eval_opponents", "eval_evaluations", "ray_address", "init",
-                     "lr_drops", "device", "precision")
+                     "lr_drops", "device", "precision", "average_decay")
 """Options a resumed run may change; any other difference from the checkpoint is refused.
 (``init`` is read only when a run starts: a resumed run's network is its checkpoint's;
 ``lr_drops`` only at iterations still to train; ``device`` and ``precision`` say where and
-how the run computes, and its checkpoint holds CPU copies.)"""
+how the run computes, and its checkpoint holds CPU copies; ``average_decay`` shapes only the
+network the run publishes, not its training.)"""
 
 
-BEFORE_DEFAULTS = {"root_value_weight": 0.0, "workers": 1}
+BEFORE_DEFAULTS = {"root_value_weight": 0.0, "workers": 1, "average_decay": 0.0}
 """Options whose default is not what a run did before they existed: a checkpoint that does
 not name one ran with this value (no root values in the value targets, self-play in the
-learner's process)."""
+learner's process, the learner's own network published)."""
 
 
 def saved_options(saved: dict[str, Any]) -> dict[str, Any]:

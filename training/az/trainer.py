@@ -7,9 +7,12 @@ minibatch steps on the buffer. After each iteration the run folder gets, written
 atomically (``metrics.csv`` first, then the other two together, so that a run stopped at
 any moment resumes with records that agree with its checkpoint):
 
-    checkpoint.pt   the network, its optimiser, the replay buffer and the counters: what
-                    ``resume`` continues from (the same results as a run never stopped)
-    net.pt          the current network as a model file (play it: ``az:RUN/net.pt``)
+    checkpoint.pt   the network, its average, its optimiser, the replay buffer and the
+                    counters: what ``resume`` continues from (the same results as a run
+                    never stopped)
+    net.pt          the network the run publishes, as a model file (play it:
+                    ``az:RUN/net.pt``): the moving average of the learner's weights
+                    (:mod:`.averaging`; with ``average_decay`` 0, the learner's own)
     metrics.csv     one row per iteration: losses, speed, the tree / network time split
                     and, every ``eval_every`` iterations, the win rates of the network with
                     and without search against the evaluation opponents (see
@@ -51,6 +54,7 @@ from patchwork_env.agents.device import resolve_device, use_threads
 from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError
+from patchwork_env.training.az.averaging import WeightAverage
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
@@ -102,6 +106,19 @@ class AZRun:
                                ownership_weight=opts.ownership_weight)
         self.worker = make_self_play(net, opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules, opts.game)
+        self.average = self._new_average()
+
+    def _new_average(self) -> WeightAverage | None:
+        """The average of the learner's weights, starting from them now (``None`` when the
+        run publishes the learner's network)."""
+        decay = self.opts.average_decay
+        return WeightAverage(self.learner.net, decay) if decay > 0 else None
+
+    @property
+    def published(self) -> AZNet:
+        """The network the run publishes (``net.pt``) and evaluates: the average of the
+        learner's weights (:mod:`.averaging`), or the learner's own."""
+        return self.average.net if self.average is not None else self.learner.net
 
     def close(self) -> None:
         """Stop the self-play processes, if any."""
@@ -110,9 +127,10 @@ class AZRun:
     # ----- checkpoints -----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """Everything :meth:`restore` needs, as tensors and plain data."""
+        average = {} if self.average is None else {"average": self.average.state_dict()}
         return {"kind": KIND, "options": dataclasses.asdict(self.opts),
                 "net_config": self.learner.net.config(), "learner": self.learner.state_dict(),
-                "buffer": self.buffer.state_dict(),
+                **average, "buffer": self.buffer.state_dict(),
                 "counters": {"iteration": self.iteration, "games": self.games,
                              "train_s": self.train_s, "wall_s": self.wall_s,
                              "warm_started": self.warm_started}}
@@ -129,6 +147,9 @@ class AZRun:
             check_buffer_state(saved.get("buffer"), self.buffer.rules, self.opts.buffer_size,
                                self.buffer.game)
             self.learner.load_state_dict(saved["learner"])
+            self.average = self._new_average()  # a run that did not average starts now
+            if self.average is not None and "average" in saved:
+                self.average.load_state_dict(saved["average"])
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])
             self.games = int(saved["counters"]["games"])
@@ -145,7 +166,7 @@ class AZRun:
         stopped meanwhile keeps the previous pair)."""
         with together():
             save_checkpoint(self.dir / CHECKPOINT, self.state())
-            save_az_net(self.learner.net, self.dir / NET_FILE)
+            save_az_net(self.published, self.dir / NET_FILE)
 
     def warm_start(self, progress: bool) -> dict[str, Any]:
         """Imitate the teacher (once per run); the losses at the end."""
@@ -160,12 +181,13 @@ class AZRun:
         self.train_s += time.perf_counter() - start
         self.wall_s += time.perf_counter() - start
         self.warm_started = True
+        self.average = self._new_average()  # from the imitating network
         return result
 
     # ----- one iteration -----------------------------------------------------------------
     def iterate(self) -> dict[str, Any]:
-        """One iteration, top to bottom: self-play, value targets, learning; its metrics
-        row."""
+        """One iteration, top to bottom: self-play, value targets, learning, the published
+        network; its metrics row."""
         opts, iteration = self.opts, self.iteration
         seed = opts.seed * 1_000_003 + iteration
 
@@ -204,9 +226,12 @@ class AZRun:
         steps = max(1, math.ceil(opts.sample_reuse * policy_samples / opts.batch_size))
         losses = [self.learner.step(self.buffer.sample(opts.batch_size, rng, opts.augment))
                   for _ in range(steps)]
-        learn_s = time.perf_counter() - start
-
         self.iteration += 1
+
+        # 4. The published network: the moving average of the learner's weights.
+        if self.average is not None:
+            self.average.update(self.learner.net, self.iteration)
+        learn_s = time.perf_counter() - start
         self.train_s += batch.stats["seconds"] + targets_s + learn_s
         return self._metrics(batch.stats, losses, learning_rate, targets_s, learn_s)
 
@@ -334,7 +359,7 @@ def _iterate(run: AZRun, log: Any) -> dict[str, Any]:
             _check_finite(run, row)
             last = run.iteration == opts.iterations
             if opts.eval_every and (run.iteration % opts.eval_every == 0 or last):
-                row.update(evaluate_net(run.learner.net, opts.eval_evaluations,
+                row.update(evaluate_net(run.published, opts.eval_evaluations,
                                         opts.opponents(), opts.eval_games, rules=opts.rules))
             run.wall_s += time.perf_counter() - start
             row["wall_s"] = run.wall_s
