@@ -72,4 +72,10 @@ class WeightAverage:
         self.net.load_state_dict(state)
 
 
-__all__ = ["WARMUP", "WeightAverage", "decay_at"]
+def average_of(net: AZNet, decay: float) -> WeightAverage | None:
+    """The average of ``net``'s weights with ``decay``, starting from them now; ``None`` for
+    ``decay`` 0 (the run publishes the learner's own network)."""
+    return WeightAverage(net, decay) if decay > 0 else None
+
+
+__all__ = ["WARMUP", "WeightAverage", "average_of", "decay_at"]

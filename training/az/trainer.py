@@ -54,7 +54,7 @@ from patchwork_env.agents.device import resolve_device, use_threads
 from patchwork_env.files.atomic import together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError
-from patchwork_env.training.az.averaging import WeightAverage
+from patchwork_env.training.az.averaging import average_of
 from patchwork_env.training.az.buffer import ReplayBuffer
 from patchwork_env.training.az.learner import Learner
 from patchwork_env.training.az.monitor import Monitor, evaluate_net
@@ -106,13 +106,7 @@ class AZRun:
                                ownership_weight=opts.ownership_weight)
         self.worker = make_self_play(net, opts)
         self.buffer = ReplayBuffer(opts.buffer_size, opts.rules, opts.game)
-        self.average = self._new_average()
-
-    def _new_average(self) -> WeightAverage | None:
-        """The average of the learner's weights, starting from them now (``None`` when the
-        run publishes the learner's network)."""
-        decay = self.opts.average_decay
-        return WeightAverage(self.learner.net, decay) if decay > 0 else None
+        self.average = average_of(self.learner.net, opts.average_decay)
 
     @property
     def published(self) -> AZNet:
@@ -147,7 +141,8 @@ class AZRun:
             check_buffer_state(saved.get("buffer"), self.buffer.rules, self.opts.buffer_size,
                                self.buffer.game)
             self.learner.load_state_dict(saved["learner"])
-            self.average = self._new_average()  # a run that did not average starts now
+            # a run that did not average starts its average from its learner now
+            self.average = average_of(self.learner.net, self.opts.average_decay)
             if self.average is not None and "average" in saved:
                 self.average.load_state_dict(saved["average"])
             self.buffer.load_state_dict(saved["buffer"])
@@ -181,7 +176,7 @@ class AZRun:
         self.train_s += time.perf_counter() - start
         self.wall_s += time.perf_counter() - start
         self.warm_started = True
-        self.average = self._new_average()  # from the imitating network
+        self.average = average_of(self.learner.net, opts.average_decay)  # from the imitator
         return result
 
     # ----- one iteration -----------------------------------------------------------------
