@@ -100,7 +100,7 @@ from patchwork_env.files.atomic import WriteError, together
 from patchwork_env.files.claim import Claim, claim
 from patchwork_env.files.folders import FolderError, existing
 from patchwork_env.files.stdout import ends_quietly_when_stdout_closes
-from patchwork_env.files.termination import stops_on_sigterm_as_on_ctrl_c
+from patchwork_env.files.termination import INTERRUPTED_STATUS, stops_on_sigterm_as_on_ctrl_c
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 DEFAULT_DRAFT_AGENTS = ("random", "greedy", "mcts:200")
@@ -268,7 +268,7 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
                                             device=args.device, game=args.game)
     except KeyboardInterrupt:
         print("evaluate.py: interrupted: no results written", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     runtime = time.perf_counter() - start
     anchor = "random" if "random" in specs else specs[0]
     elo = elo_table(specs, pairings, anchor, seed=args.seed)
@@ -289,7 +289,7 @@ def tournament(args: argparse.Namespace, out: Path) -> int:
         return 1
     except KeyboardInterrupt:
         print("evaluate.py: interrupted: no results written", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     print()
     print(pairings_table(pairings))
     print()

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from patchwork_env.agents.az.net import AZNet, check_weights
+from patchwork_env.agents.az.net import AZNet
 
 WARMUP = 10
 """``d_n = (1 + n) / (WARMUP + n)`` until it reaches the decay."""
@@ -60,15 +60,8 @@ class WeightAverage:
         return self.net.state_dict()
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        """Continue from a checkpoint's average: ``ValueError`` (one line) if its weights
-        are not those of the network's shapes or not all finite."""
-        try:
-            check_weights(self.net, state)
-        except ValueError as e:
-            raise ValueError(f"the average's weights do not fit the network: {e}") from None
-        if not all(bool(torch.isfinite(v).all()) for v in state.values()
-                   if v.is_floating_point()):
-            raise ValueError("the average's weights are not all finite")
+        """Continue from a checkpoint's average (checked by
+        :func:`~.restore_checks.check_average_state`)."""
         self.net.load_state_dict(state)
 
 

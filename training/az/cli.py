@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from patchwork_env.files.atomic import WriteError
+from patchwork_env.files.termination import INTERRUPTED_STATUS
 from patchwork_env.training.az.options import AZOptions, AZRunError
 from patchwork_env.training.az.selfplay.processes import WorkerError
 from patchwork_env.training.az.trainer import CHECKPOINT, NET_FILE, run_az
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int:
         print("\ntrain.py: interrupted; " + ("continue from the last checkpoint with --resume"
                                             if saved else "nothing was saved"),
               file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS
     if row:
         print("last iteration: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     net = opts.folder() / NET_FILE

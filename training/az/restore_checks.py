@@ -13,7 +13,7 @@ buffer (arrays of the right types and lengths that fit together, every state one
 game can reach, as :meth:`~patchwork_env.Game.from_dict` checks it, every target action
 legal in its state, every target a probability distribution, every value in [-1, 1]) and
 the learner (finite weights, an optimiser state of the network's shapes with finite
-numbers).
+numbers) and the average of its weights (finite, of the network's shapes).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from patchwork_env.agents.az.games import PATCHWORK, AZGame
-from patchwork_env.agents.az.net import AZNet
+from patchwork_env.agents.az.net import AZNet, check_weights
 from patchwork_env.data.actions import N_CELLS
 from patchwork_env.data.rules import Rules
 from patchwork_env.training.az.options import RANGES, AZOptions, AZRunError, parse_lr_drops
@@ -282,6 +282,23 @@ def check_legal(states: np.ndarray, offsets: np.ndarray, actions: np.ndarray,
                              "illegal in its state")
 
 
+def check_average_state(state: Any, net: AZNet) -> None:
+    """``ValueError`` unless ``state`` holds finite weights of ``net``'s shapes: the moving
+    average of the learner's weights (:mod:`.averaging`)."""
+    try:
+        check_weights(net, state)
+    except ValueError as e:
+        raise ValueError(f"the average's weights do not fit the network: {e}") from None
+    if _non_finite(state) is not None:
+        raise ValueError("the average's weights are not all finite")
+
+
+def _non_finite(weights: Mapping[str, torch.Tensor]) -> str | None:
+    """The name of the first tensor of floats in ``weights`` with a NaN or an infinity."""
+    return next((name for name, tensor in weights.items()
+                 if tensor.is_floating_point() and not torch.isfinite(tensor).all()), None)
+
+
 def check_learner_state(state: Any, net: torch.nn.Module) -> None:
     """``ValueError`` unless ``state`` is a learner's :meth:`state_dict` for ``net``:
     finite weights, and an AdamW state of the network's shapes with finite numbers."""
@@ -291,8 +308,8 @@ def check_learner_state(state: Any, net: torch.nn.Module) -> None:
     for name, tensor in weights.items():
         if not isinstance(tensor, torch.Tensor):
             raise ValueError(f"the network's {name} is not a tensor")
-        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
-            raise ValueError(f"the network's {name} holds NaN or infinite weights")
+    if (name := _non_finite(weights)) is not None:
+        raise ValueError(f"the network's {name} holds NaN or infinite weights")
     optimizer = _mapping(state["optimizer"], "the optimiser", ("state", "param_groups"))
     groups = optimizer["param_groups"]
     params = list(net.parameters())

@@ -66,6 +66,7 @@ from patchwork_env.training.az.options import (
 )
 from patchwork_env.training.az.restore_checks import (
     KIND,
+    check_average_state,
     check_buffer_state,
     check_counters,
     check_learner_state,
@@ -144,6 +145,7 @@ class AZRun:
             # a run that did not average starts its average from its learner now
             self.average = average_of(self.learner.net, self.opts.average_decay)
             if self.average is not None and "average" in saved:
+                check_average_state(saved["average"], self.learner.net)
                 self.average.load_state_dict(saved["average"])
             self.buffer.load_state_dict(saved["buffer"])
             self.iteration = int(saved["counters"]["iteration"])

@@ -20,6 +20,7 @@ from stable_baselines3.common.logger import configure
 
 from patchwork_env.files.atomic import WriteError
 from patchwork_env.files.folders import FolderError
+from patchwork_env.files.termination import INTERRUPTED_STATUS
 from patchwork_env.training.checkpoint import CheckpointError, load_checkpoint
 from patchwork_env.training.cli import flag
 from patchwork_env.training.evaluation import (
@@ -182,7 +183,7 @@ def run_ppo(opts: Any, given: set[str]) -> int:
         except KeyboardInterrupt:
             print("\ntrain.py: interrupted before the run's first checkpoint: nothing was "
                   "saved", file=sys.stderr)
-            return 130
+            return INTERRUPTED_STATUS
         try:
             return train(run, resumed_at, csv_log)
         except WriteError as e:
@@ -193,7 +194,7 @@ def run_ppo(opts: Any, given: set[str]) -> int:
             print(f"\ntrain.py: interrupted; continue from the last checkpoint (written every "
                   f"{run.opts.checkpoint_every:,} steps) with --resume {run.dir}",
                   file=sys.stderr)
-            return 130
+            return INTERRUPTED_STATUS
 
 
 def _refused(e: Exception) -> int:

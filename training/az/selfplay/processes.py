@@ -14,8 +14,8 @@ and one reply back, and nothing in the learner's process but the pipes, so that 
 background thread can hold up its exit. The processes ignore ``SIGINT`` and ``SIGTERM``:
 a Ctrl-C in the terminal, or a scheduler's ``SIGTERM`` to the whole job, reaches every
 process of the program, and the learner's process alone handles it (it stops the workers
-when the run ends). A worker that dies (killed, out of memory)
-makes :meth:`WorkerPool.generate` raise a one-line :class:`WorkerError` at once, and
+when the run ends). A worker that dies (killed, out of memory) makes
+:meth:`WorkerPool.generate` raise a one-line :class:`WorkerError` at once, and
 :meth:`WorkerPool.close` ends the processes without waiting for the games they are
 playing.
 """
